@@ -6,11 +6,17 @@ search reads, or calls of a real function, wrapped to count and still run) on re
    copy: a merge that took main's last entries in twice read the history once for each of them, on the fast path
    too, which reads only the appended text and the end of the history otherwise. Each appended text is now looked
    for once, and the lines of the copies found are counted together, from whichever end of the history is nearer.
+2. ``identity.identities_and_blind`` (and ``run_identity``) found every file a row's job runs
+   (``identity.executed_files``) twice a row: once for its blind spots, once for the identity hashing them. Once now.
 """
 
 from __future__ import annotations
 
 from conftest import CHANGELOG
+from test_reuse import SCRIPTS, repo  # noqa: F401 (repo: the fixture)
+from test_work_once_s39e import _counting
+
+from sweepgate.core import identity
 
 from sweepgate.core.gate import COPIED_ENTRY_RULE, Collector, GateOptions, check_text
 from sweepgate.core.history import appended_only
@@ -83,3 +89,26 @@ def test_the_copied_entry_check_reads_the_history_once_an_appended_text():
     # The fast path counts the history's newlines once (the line the append starts at); the copies' lines
     # read its tail after that (before: the history up to each copy, once a copy).
     assert base.read["count"] <= len(base) + tail, (base.read["count"], len(base), tail)
+
+
+def test_each_rows_executed_files_are_found_once(repo, monkeypatch):  # noqa: F811
+    """Five rows of two scripts, on the shipped library and launchers: each row's files are found once, for
+    its blind spots and its identity both, and the identities are those found a row at a time before."""
+    runners = {"labels": {"b300": ["b300-nv_00"]}}
+    rows = [{"runner": "b300", "model-prefix": "dsr1", "precision": "fp4", "framework": framework, "conc": conc,
+             "recipe-fingerprint": "f" * 64, "isl": 1024, "osl": 1024}
+            for framework, concs in (("vllm", (4, 8, 16)), ("sglang", (4, 8))) for conc in concs]
+    assert {identity.resolve_script(identity.script_candidates(row), {p: b"" for p in SCRIPTS.values()})
+            for row in rows} == set(SCRIPTS.values()), "each row has its script"
+
+    def read(paths):
+        return {p: (repo.path / p).read_bytes() if (repo.path / p).is_file() else None for p in paths}
+
+    one_by_one = [identity.run_identity(row, runners, identity.read_all([row], runners, read)) for row in rows]
+    found = _counting(monkeypatch, identity, "executed_files")
+    ids, blind = identity.identities_and_blind(rows, runners, read)
+    assert ids == one_by_one and all(ids) and len(set(ids)) == len(rows) and blind == {}, (ids, blind)
+    assert len(found) == len(rows), len(found)  # twice a row before
+    found.clear()
+    assert identity.run_identity(rows[0], runners, identity.read_all(rows[:1], runners, read)) == ids[0]
+    assert len(found) == 1, len(found)

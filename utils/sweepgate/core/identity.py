@@ -125,17 +125,19 @@ class UnseenSource(str):
     whose path ends in names written out reads the tracked files ending so instead, ``tail_files``)."""
 
 
-def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> list[str]:
+def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None, *,
+                files: list[str] | None = None) -> list[str]:
     """What keeps ``row`` from having a run identity, one cause each: no benchmark script at any of
     its candidates (``NO_SCRIPT``), and each support file (a launcher, ``launch_common.sh``,
     ``benchmark_lib.sh`` or a part of it, a multi-node helper) that is not there, by its path. The job
     then runs files kept elsewhere (InferenceX's launchers are in ``runners/``): hashed as missing, a
     change to them would not change the identity, and `ci reuse` would hand the row results of code
     it never saw. A `source` whose path starts where only the run knows but ends in names written out reads one
-    of the tracked files that end so (``tail_files``: ``tracked``, by default what ``blobs`` holds), never a cause."""
+    of the tracked files that end so (``tail_files``: ``tracked``, by default what ``blobs`` holds), never a cause.
+    ``files``: the row's ``executed_files``, when the caller has them already (its identity hashes them too)."""
     causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
     causes += [path for path in support_files(row, runners) if blobs.get(path) is None]
-    unseen = unseen_sources(executed_files(row, runners, blobs, tracked), blobs)
+    unseen = unseen_sources(executed_files(row, runners, blobs, tracked) if files is None else files, blobs)
     return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
 
 
@@ -216,16 +218,16 @@ def run_identity(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None
     """The run identity of ``row`` given the files (``blobs`` holds ``needed_paths`` and the
     ``sourced_helpers`` of its script; ``tracked``: the checkout's files, by default those ``blobs`` holds);
     None when it has ``blind_spots``."""
-    return None if blind_spots(row, runners, blobs, tracked) else _seen_identity(row, runners, blobs, tracked)
+    files = executed_files(row, runners, blobs, tracked)
+    return None if blind_spots(row, runners, blobs, files=files) else _seen_identity(row, runners, blobs, files)
 
 
-def _seen_identity(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None) -> str:
-    """``run_identity`` of a row known to have no ``blind_spots``."""
+def _seen_identity(row: dict, runners: dict, blobs: Blobs, files: list[str]) -> str:
+    """``run_identity`` of a row known to have no ``blind_spots``; ``files``: its ``executed_files``."""
     point = {name: row.get(name) for name in POINT_FIELDS}
     # Eval rows carry no fingerprint: the whole row stands in for it.
     point[F.RECIPE_FINGERPRINT] = row.get(F.RECIPE_FINGERPRINT) or F.row_digest(row)
     point["runner-facts"] = runner_facts(row, runners)
-    files = executed_files(row, runners, blobs, tracked)
     digest = hashlib.sha256(json.dumps(point, sort_keys=True, separators=(",", ":")).encode())
     digest.update(b"\0" + files_sha(files, blobs).encode())
     return digest.hexdigest()
@@ -287,10 +289,11 @@ def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[s
     ids: list[str | None] = []
     blind: dict[str, list[dict]] = {}
     for row in rows:
-        causes = blind_spots(row, runners, blobs, tracked)
+        files = executed_files(row, runners, blobs, tracked)  # for its blind spots and its identity both
+        causes = blind_spots(row, runners, blobs, files=files)
         for cause in causes:
             blind.setdefault(cause, []).append(row)
-        ids.append(None if causes else _seen_identity(row, runners, blobs, tracked))
+        ids.append(None if causes else _seen_identity(row, runners, blobs, files))
     return ids, blind
 
 
