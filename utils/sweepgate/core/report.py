@@ -531,30 +531,33 @@ def packed(units: list[str], width: int, indent: int = 0) -> list[str]:
 CHANGED_ONE_LINE_OVER = 5
 
 
+# What changed a config, by kind (``_changed_by``), as the Markdown plan says each; fields are said together.
+_FIELD = "field"
+_SAID = {"script": "script `{}`", "file": "`{}`", "runner": "runner facts in `{}`"}
+
+
+def _changed_by(item: dict) -> list[tuple[str, str]]:
+    """What changed a config, in the order the plans say it, each as (kind, name): its fields, the scripts,
+    ``benchmark_lib.sh`` and the support files its jobs run, then the runners file (runner facts)."""
+    return ([(_FIELD, field) for field in item.get("fields") or []]
+            + [("script", script["path"]) for script in item.get("scripts") or []]
+            + ([("file", F.BENCHMARK_LIB)] if item.get("benchmark_lib") else [])
+            + [("file", path) for path in item.get("support_files") or []]
+            + ([("runner", F.RUNNERS_FILE)] if item.get("runner") else []))
+
+
 def _change_parts(item: dict) -> list[str]:
     """What changed a config, as the text plan says it: its fields, then the files its jobs run."""
-    parts = list(item.get("fields") or []) + [s["path"] for s in item.get("scripts") or []]
-    if item.get("benchmark_lib"):
-        parts.append(F.BENCHMARK_LIB)
-    parts += item.get("support_files") or []
-    if item.get("runner"):
-        parts.append(F.RUNNERS_FILE)
-    return parts
+    return [name for _, name in _changed_by(item)]
 
 
 def _change_reasons(item: dict) -> list[str]:
-    """What changed a config, as the Markdown plan says it."""
-    reasons = []
-    if item.get("fields"):
-        reasons.append("fields " + ", ".join(f"`{f}`" for f in item["fields"][:20])
-                       + (f" and {len(item['fields']) - 20} more" if len(item["fields"]) > 20 else ""))
-    reasons += [f"script `{script['path']}`" for script in item.get("scripts") or []]
-    if item.get("benchmark_lib"):
-        reasons.append(f"`{F.BENCHMARK_LIB}`")
-    reasons += [f"`{path}`" for path in item.get("support_files") or []]
-    if item.get("runner"):
-        reasons.append(f"runner facts in `{F.RUNNERS_FILE}`")
-    return reasons
+    """What changed a config, as the Markdown plan says it: its fields on one reason (20 named)."""
+    changed = _changed_by(item)
+    fields = [name for kind, name in changed if kind == _FIELD]
+    reasons = ["fields " + ", ".join(f"`{f}`" for f in fields[:20])
+               + (f" and {len(fields) - 20} more" if len(fields) > 20 else "")] if fields else []
+    return reasons + [_SAID[kind].format(name) for kind, name in changed if kind != _FIELD]
 
 
 def _one_line_groups(items: list[dict]) -> dict[tuple, list[dict]]:
