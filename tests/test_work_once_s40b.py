@@ -76,8 +76,8 @@ def test_the_copied_entry_check_reads_the_history_once_an_appended_text():
     expected = [(first + k * lines, f"appended entry is a byte-for-byte copy of the history's entry at line "
                  f"{(len(history) - COPIED + k) * lines + 1}: the sweep would run it again as this change's own")
                 for k in range(COPIED)]
-    expected.append((first + (COPIED + 1) * lines, f"appended entry is a byte-for-byte copy of the entry appended at line "
-                     f"{first + COPIED * lines}: the sweep would run it again as this change's own"))
+    expected.append((first + (COPIED + 1) * lines, "appended entry is a byte-for-byte copy of the entry appended "
+                     f"at line {first + COPIED * lines}: the sweep would run it again as this change's own"))
     assert _copies(base, head) == expected
     out = Collector("perf-changelog.yaml")
     check_text(out, bytes(base), head, "acme/bench", GateOptions(run_matrix=False), fast=False)
