@@ -21,7 +21,7 @@ import functools
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
 from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_lines,
-                                    load_recipes, missing_library, scenarios_of, sourced_helpers)
+                                    load_recipes, missing_library, read_reached, scenarios_of, sourced_helpers)
 
 
 ESTIMATES_FILE = "configs/estimates.yaml"
@@ -600,6 +600,19 @@ def severity_rank(severity: str) -> int:
     return SEVERITY_ORDER.index(severity) if severity in SEVERITY_ORDER else len(SEVERITY_ORDER)
 
 
+def _revision_reader(git, ref: str):
+    """``paths -> blobs`` of revision ``ref`` as the run identity reads them (``identity.read_git``), a submodule's path
+    as the commit it records; its submodules are listed at the first read."""
+    from sweepgate.core.identity import read_git
+
+    reader = read_git(git, ref)
+
+    def read(paths: list[str]) -> dict:
+        reader.gitlinks()  # a Reader reads a submodule's path as its commit once its submodules were asked
+        return reader(paths)
+    return read
+
+
 def make_plan(git, base: str, head: str, opts=None) -> dict:
     """The plan object (CONTRACTS section 4, extended)."""
     from sweepgate.core.identity import recipe_files
@@ -614,6 +627,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
                                job_files=recipe_files)
     minutes, source = load_estimates(head_set.blobs.get(ESTIMATES_FILE))
 
+    read_reached(base_set, head_set, _revision_reader(git, base_sha), _revision_reader(git, head_sha))
     diffs = diff_recipes(base_set, head_set)
     selected = _selection(git, base_sha, head_sha, opts, matrix, head_set.configs)
     changed = git.changed_files(base_sha, head_sha)

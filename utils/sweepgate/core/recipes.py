@@ -404,6 +404,18 @@ def _read_recipes(git, recipes: RecipeSet, wanted: list[str], job_files: JobFile
     recipes.support = {key: files for key, files in recipes.support.items() if files}
 
 
+def read_reached(base: RecipeSet, head: RecipeSet, read_base: Callable, read_head: Callable) -> None:
+    """Add to each revision's blobs the files the other's jobs run (``RecipeSet.support``) that it never read, as
+    ``read_base``/``read_head`` (``paths -> blobs``; a submodule as the commit it records) read them there: a revision
+    reads only what its own jobs reach, so an unchanged file the head newly reaches (a launcher that newly sources a
+    helper, or `source "$GITHUB_WORKSPACE/.venv/bin/activate"`, which reaches every submodule) or no longer reaches
+    would compare with nothing and be a change (``_support_changes``). Files read at their own revision only: what
+    the rest of the plan finds there stays true."""
+    for mine, theirs, read in ((base, head, read_base), (head, base, read_head)):
+        if missing := sorted({p for files in theirs.support.values() for p in files if p not in mine.blobs}):
+            mine.blobs.update(read(missing))
+
+
 def _same(a, b) -> bool:
     return type(a) is type(b) and a == b if not isinstance(a, (dict, list)) else _canon(a) == _canon(b)
 
@@ -506,8 +518,8 @@ def _changed_only_through(base: RecipeSet, head: RecipeSet, bp: str | None, hp: 
 
 
 def _support_changes(base: RecipeSet, head: RecipeSet, key: str) -> list[str]:
-    """The files ``key``'s jobs run at either revision (``RecipeSet.support``) whose content differs;
-    the library's files are left to ``KeyDiff.lib``, which hashes them as one."""
+    """The files ``key``'s jobs run at either revision (``RecipeSet.support``) whose content differs (each read at
+    both revisions: ``read_reached``); the library's files are left to ``KeyDiff.lib``, which hashes them as one."""
     paths = dict.fromkeys([*base.support.get(key, ()), *head.support.get(key, ())])
     return [p for p in paths if p not in F.BENCHMARK_LIB_FILES
             and file_sha(base.blobs.get(p)) != file_sha(head.blobs.get(p))]
