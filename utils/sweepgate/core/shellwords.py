@@ -9,16 +9,19 @@ command is found wherever a command begins (``core.shellgrammar``: a line's star
 may be empty (``$SUDO``, ``$(cmd)``: ``_MAYBE_EMPTY``) and before a ``--``, so ``[ -r X ] && . X`` and ``if [ -f X ]; then source X; fi``
 source X. Its first word is followed through the usual spellings of a place: ``$0``, ``${BASH_SOURCE[0]}``
 (the script), ``${X%/*}``, ``$(dirname X)``, ``$(cd X && pwd)``, ``$(realpath X)``, ``$(readlink -f X)``,
-a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the checkout's top, where jobs run),
-a plain relative path (from the top), and a variable the text set to one of these before the command
-(``ROOT="$(cd "$(dirname "$0")/../.." && pwd)"; LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
+a path after any of them, nested at will, ``$PWD`` and ``$(pwd)`` (the working folder: the checkout's top, where
+jobs run, until a `cd` moves it, as for a relative path below), a plain relative path (from the top), and a variable
+the text set to one of these before the command (``ROOT="$(cd "$(dirname "$0")/../.." && pwd)";
+LIB_DIR="$ROOT/benchmarks"``). Anything else (``$HOME``,
 an absolute path, another command's output) is no place. A command string is read as the code it is, with the
 variables in force where it stands: the word after a shell's `-c` (`bash -c "source X; run"`, `srun ... sh -lc '. X'`)
 and the quoted words of an `eval` where a command begins (`eval "source X"`); in a shell's string in single quotes
 `$0` is the argument after it, no place. A `source` whose file only the run knows (``Reading.unseen``: a
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
 it cannot see it, unless its path ends in names written out (``Reading.tails``: `"$VENV/bin/activate"`), which the run
-identity looks for among the checkout's tracked files; one outside the checkout (an absolute path, `~`, `$HOME`) is not.
+identity looks for among the checkout's tracked files, or is a variable the text set to such a path, or a path under it
+(`LIB="$BENCH_DIR/lib.sh"; source "$LIB"`: read as the path written inline, ``_tail_place``); one outside the checkout
+(an absolute path, `~`, `$HOME`) is not.
 A bare name (`source helpers`) is read from the checkout's top, where bash looks after the PATH; a relative path after a
 `cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
 folder only the run knows, the path is such a written end). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
@@ -40,8 +43,13 @@ from dataclasses import dataclass, field
 
 from sweepgate.core import shellcode, shellgrammar
 
-SELF, FOLDER, TOP = "self", "folder", "top"
-Place = tuple[str, str]  # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top)
+SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
+# (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top) | (TAIL, path from a place
+# only the run knows: a variable's value, never a `source`'s place, ``_tail_place``)
+Place = tuple[str, str]
+# The working folder, kept among a scope's variables under a name no variable has: a `cd` moves it, `$(pwd)` and
+# `$PWD` (unless the text sets PWD) are it
+_CWD = " cwd"
 
 # An unquoted parameter expansion alone as a word (`$SUDO`, `${SUDO}`, `$@`, `$1`) may expand to nothing, and then
 # bash runs the next word as the command: `SUDO=""; ${SUDO} source X` sources X; so do `"$@"`, `"${@}"` and
@@ -338,7 +346,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
         if m["name"]:
-            place = None if m["element"] else place
+            place = None if m["element"] else place if place is not None else _tail_place(word)
             scopes[-1].pending.append((at + len(word), m["name"], place))
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
@@ -354,10 +362,13 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, ``cwd`` (a `cd` moved
     it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``)."""
     if (relative := _relative_word(word)) and cwd != (TOP, ""):
-        if cwd is None:
-            _unplaced(read, said_at, word, _tail(relative))
+        place = None if cwd is None else (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))
+        if place is None or place[0] == TAIL:
+            _unplaced(read, said_at, word, _tail(place[1] if place else relative))
         else:
-            read.sourced.append((said_at, (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))))
+            read.sourced.append((said_at, place))
+    elif place and place[0] == TAIL:  # under a variable set to a path only the run knows the start of (`$LIB`)
+        _unplaced(read, said_at, _unseen(word, substituted) or word, _tail(place[1]))
     elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
         read.sourced.append((said_at, place))
     elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
@@ -367,6 +378,19 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         bare = word.replace('"', "").replace("'", "")
         _unplaced(read, said_at, said, None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(
             _TAIL.search(bare)))
+
+
+def _tail_place(word: str) -> Place | None:
+    """Where an assignment's ``word`` that is no place (``_place``) points when it is a path whose start only the run
+    knows but whose end is written (`LIB="$BENCH_DIR/lib.sh"`, `D=${X:-/opt}/bench`): (TAIL, that end, ``_tail``), so
+    that a `source` of the variable, or of a path under it, reads as that path written inline would (``_record``);
+    None when no name of it is written (`V="$X"`, `V="$X/$Y"`), for standard input and outside the checkout
+    (``_unseen``)."""
+    bare = word.replace('"', "").replace("'", "")
+    if not _unseen(word, False) or bare.startswith(_STANDARD_INPUT):
+        return None
+    tail = _tail(_TAIL.search(bare))
+    return (TAIL, tail) if tail else None
 
 
 def _unplaced(read: Reading, said_at: int, said: str, tail: str | None) -> None:
@@ -496,7 +520,20 @@ class _Scope:
     end: int
     variables: dict[str, Place | None]
     pending: list[tuple[int, str, Place | None]]
-    cwd: Place | None = (TOP, "")  # the folder a relative path is from (a `cd` moves it; None: only the run knows)
+
+    @property
+    def cwd(self) -> Place | None:
+        """The folder a relative path, `$(pwd)` and `$PWD` are from (a `cd` moves it; None: only the run knows)."""
+        return _cwd(self.variables)
+
+    @cwd.setter
+    def cwd(self, place: Place | None) -> None:
+        self.variables[_CWD] = place
+
+
+def _cwd(variables: dict[str, Place | None]) -> Place | None:
+    """The working folder where ``variables`` are in force: the checkout's top, where jobs run, until a `cd`."""
+    return variables.get(_CWD, (TOP, ""))
 
 
 def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) -> int:
@@ -510,7 +547,7 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
     top.pending[:] = [p for p in top.pending if p[0] > at]
     while k < len(spans) and spans[k][0] <= at:
         if spans[k][1] > at:
-            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), [], scopes[-1].cwd))
+            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), []))
         k += 1
     return k
 
@@ -622,7 +659,7 @@ def _head(s: str, variables: dict[str, Place | None]) -> tuple[Place | None, int
         return (SELF, ""), m.end()
     if m := _VARIABLE.match(s):
         name = m["braced"] or m["bare"]
-        return (variables.get(name) if name in variables else (TOP, "") if name == "PWD" else None), m.end()
+        return (variables.get(name) if name in variables else _cwd(variables) if name == "PWD" else None), m.end()
     return None, 0
 
 
@@ -631,7 +668,7 @@ def _command(words: list[str], variables: dict[str, Place | None]) -> Place | No
     readlink -f, pwd."""
     name, args = (words[0], [w for w in words[1:] if w != "--"]) if words else ("", [])
     if name == "pwd" and all(a in ("-P", "-L") for a in args):
-        return TOP, ""
+        return _cwd(variables)
     if name == "git" and args == ["rev-parse", "--show-toplevel"]:
         return TOP, ""
     if name == "dirname" and len(args) == 1:
