@@ -164,3 +164,36 @@ def test_pwd_reads_where_bash_is(tmp_path):
         placed = [posixpath.normpath(posixpath.join(posixpath.dirname(where), path)) if anchor == shellwords.FOLDER
                   else path for _, (anchor, path) in read.sourced]
         assert placed == [sourced], (how, read)
+
+
+# A command string run after a `cd`: the shell it starts is where the `cd` went (`bash -c`, `eval`), or where `srun`,
+# `docker run -w` put it, which the text does not say
+IN_A_STRING_AFTER_A_CD = {
+    'cd benchmarks; bash -c "source shared/helper.sh"': 'cd benchmarks\nbash -c "source shared/helper.sh"\n',
+    "cd benchmarks; bash -c 'source \"$(pwd)/shared/helper.sh\"'":
+        "cd benchmarks\nbash -c 'source \"$(pwd)/shared/helper.sh\"'\n",
+    'cd benchmarks; eval "source \\"$PWD/shared/helper.sh\\""':
+        'cd benchmarks\neval "source \\"\\$PWD/shared/helper.sh\\""\n',
+    '(cd benchmarks && bash -c ". shared/helper.sh")': '(cd benchmarks && bash -c ". shared/helper.sh")\n',
+    'cd benchmarks; bash <<EOF': 'cd benchmarks\nbash <<\'EOF\'\nsource shared/helper.sh\nEOF\n',
+}
+
+
+@pytest.mark.parametrize("how", IN_A_STRING_AFTER_A_CD)
+def test_a_command_string_after_a_cd_reads_from_where_it_went(tmp_path, how):
+    """The helper bash sources from the folder the `cd` went to is hashed (so is any tracked file ending so: the shell
+    may run elsewhere); before, the string was read from the checkout's top, a top-level shared/helper.sh."""
+    text = IN_A_STRING_AFTER_A_CD[how]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text, HELPER: "echo sourced:helper\n",
+                                "shared/helper.sh": "echo sourced:top\n"})
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True).stdout
+    assert out == "sourced:helper\n", out  # bash itself: the file it sources
+    _changes_the_identity(repo, HELPER)
+
+
+def test_a_command_string_with_no_cd_before_it_is_still_read_from_the_top():
+    read = shellwords.reading('bash -c "source benchmarks/x.sh"\n(cd b)\nbash -c "source y.sh"\ncd b; cd ..\n'
+                              'bash -c ". z.sh"\n')
+    assert [place for _, place in read.sourced] == [(shellwords.TOP, "benchmarks/x.sh"), (shellwords.TOP, "y.sh"),
+                                                    (shellwords.TOP, "z.sh")]
+    assert read.tails == [] and read.unseen == []

@@ -24,7 +24,9 @@ identity looks for among the checkout's tracked files, or is a variable the text
 (an absolute path, `~`, `$HOME`) is not.
 A bare name (`source helpers`) is read from the checkout's top, where bash looks after the PATH; a relative path after a
 `cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
-folder only the run knows, the path is such a written end). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+folder only the run knows, the path is such a written end); a command string run after a `cd` away from the top starts
+where only the run knows (`cd b; bash -c "source x.sh"`: `srun`, `docker run -w` may put it elsewhere), so its relative
+paths, `$PWD` and `$(pwd)` are written ends. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
@@ -151,6 +153,8 @@ class Reading:
     # `"$VENV/bin/activate"`, `benchmarks/x.sh` after a `cd` to such a place): an offset on its line, that end (a
     # relative path, no `..`)
     tails: list[tuple[int, str]] = field(default_factory=list)
+    # each `cd`/`pushd`/`popd`: its offset, the working folder after it, the end of the scope it holds for
+    moved: list[tuple[int, Place | None, int]] = field(default_factory=list)
 
 
 def reading(text: str) -> Reading:
@@ -173,11 +177,22 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
             at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
+            if _cwd_at(read.moved, offsets[0] if offsets else 0, variables) not in ((TOP, ""), (TOP, ".")):
+                # after a `cd` the shell starts where it went, or where `srun`, `docker run -w` put it: only the
+                # run knows (a relative path there is a written end, every tracked file ending so)
+                at_start[_CWD] = None
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
             read.tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.tails]
     return read
+
+
+def _cwd_at(moved: list[tuple[int, Place | None, int]], at: int, variables: dict[str, Place | None]) -> Place | None:
+    """The working folder at ``at`` of the text: where the last `cd` before it in a scope holding it
+    (``Reading.moved``) went, else the one in force at the text's start (``variables``)."""
+    held = [place for where, place, end in moved if where < at < end]
+    return held[-1] if held else _cwd(variables)
 
 
 def _in_force(assigned: list[tuple[str, Place | None, int, int]], at: int,
@@ -341,6 +356,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             at = gap.end()
         if m.re is _COMMAND and m["cd"]:
             scopes[-1].cwd = _moved(text, m.end("cd"), m["cd"], scopes[-1])
+            read.moved.append((m.start("cd"), scopes[-1].cwd, scopes[-1].end))
             continue
         word = _word(text, at)
         followed = word.count("$(") <= _DEPTH
