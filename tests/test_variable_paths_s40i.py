@@ -197,3 +197,16 @@ def test_a_command_string_with_no_cd_before_it_is_still_read_from_the_top():
     assert [place for _, place in read.sourced] == [(shellwords.TOP, "benchmarks/x.sh"), (shellwords.TOP, "y.sh"),
                                                     (shellwords.TOP, "z.sh")]
     assert read.tails == [] and read.unseen == []
+
+
+@pytest.mark.parametrize("text", [
+    'if [ -n "$X" ]; then LIB="$(dirname "$0")/shared/helper.sh"; else LIB="$X/shared/other.sh"; fi\nsource "$LIB"\n',
+    'LIB=shared/helper.sh\n[ -n "$X" ] && LIB="$X/shared/other.sh"\nsource "$LIB"\n',
+])
+def test_a_variable_set_again_to_a_path_only_the_run_knows_still_leaves_the_row_without_one(tmp_path, text):
+    """Which of its values a variable set twice holds is the run's to say (a branch, a condition): read as its last
+    value, `$X/shared/other.sh`, it would leave out the file of the first, which the run may source instead; so the
+    row stays without an identity, as before."""
+    repo = _checkout(tmp_path, {LAUNCHER: text, HELPER: "H=1\n", "benchmarks/runners/shared/helper.sh": "H=1\n",
+                                "shared/helper.sh": "H=1\n", "shared/other.sh": "O=1\n"})
+    assert _identity(repo) is None

@@ -20,7 +20,8 @@ and the quoted words of an `eval` where a command begins (`eval "source X"`); in
 process substitution, standard input, a place that is no spelling above) is kept apart, for the run identity to say
 it cannot see it, unless its path ends in names written out (``Reading.tails``: `"$VENV/bin/activate"`), which the run
 identity looks for among the checkout's tracked files, or is a variable the text set to such a path, or a path under it
-(`LIB="$BENCH_DIR/lib.sh"; source "$LIB"`: read as the path written inline, ``_tail_place``); one outside the checkout
+(`LIB="$BENCH_DIR/lib.sh"; source "$LIB"`: read as the path written inline, ``_tail_place``; not when the variable
+had a value before, ``_set_before``); one outside the checkout
 (an absolute path, `~`, `$HOME`) is not.
 A bare name (`source helpers`) is read from the checkout's top, where bash looks after the PATH; a relative path after a
 `cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
@@ -362,7 +363,9 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
         if m["name"]:
-            place = None if m["element"] else place if place is not None else _tail_place(word)
+            if place is None and not m["element"] and not _set_before(scopes[-1], m["name"]):
+                place = _tail_place(word)
+            place = None if m["element"] else place
             scopes[-1].pending.append((at + len(word), m["name"], place))
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
@@ -394,6 +397,13 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         bare = word.replace('"', "").replace("'", "")
         _unplaced(read, said_at, said, None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(
             _TAIL.search(bare)))
+
+
+def _set_before(scope: _Scope, name: str) -> bool:
+    """Whether ``name`` has a value in ``scope`` already, or one pending: set again, which value it holds may be the
+    run's to say (`if ...; then D=a; else D="$X/b"; fi`), and no written end (``_tail_place``) is read for it, which
+    could leave out the other value's file; it stays a place only the run knows, as before."""
+    return name in scope.variables or any(pending == name for _, pending, _ in scope.pending)
 
 
 def _tail_place(word: str) -> Place | None:
