@@ -76,6 +76,8 @@ SQLITE_READONLY_DIRECTORY = 1544  # SQLite's extended code: a store whose folder
 SHOWN_CHANGES = 4  # changed fields a refusal names
 # A new store's part file (``_part_file``) of a dead opener, untouched this long, is a leftover to remove.
 PART_LEFTOVER_S = 60
+# The longest an ingest's closing ANALYZE (``_analyze``) waits for a lock another holds; it then leaves the statistics.
+ANALYZE_LOCK_WAIT = "1s"
 PG_CONNECT_TIMEOUT_S = 10  # how long a PostgreSQL server may take to answer a connection (psycopg's own: 130 s)
 # The most values one IN list of a statement binds (``_chunks``: a longer list is looked up in several statements).
 # SQLite before 3.32, which some distributions' Pythons still ship, refuses a statement that binds more than 999
@@ -2090,12 +2092,18 @@ def _analyze(engine: sa.Engine) -> None:
     autovacuum does so within a minute or so; a `results show` or `compare` run before that (the next step of
     the job that ingested) was planned without them, and a fresh store's newest-per-point query over 2,000 jobs'
     rows ran for minutes, not a second (s39o). Statistics only make reading faster: a role that may not analyze
-    the table (PostgreSQL then warns and goes on), or a failure, leaves them as they were."""
+    the table (PostgreSQL then warns and goes on), or a failure, leaves them as they were; so does the table's
+    lock held by another (a VACUUM, a CREATE INDEX CONCURRENTLY, another ingest's ANALYZE, an anti-wraparound
+    autovacuum, for as long as it runs), which ANALYZE would wait for: the ingest never exited (s40l). It skips
+    the table then (SKIP_LOCKED, PostgreSQL 12+), and waits ANALYZE_LOCK_WAIT at most for any lock (older
+    servers: the table's too)."""
     if engine.dialect.name != "postgresql":
         return
     try:
         with engine.begin() as conn:
-            conn.exec_driver_sql(f"ANALYZE {results.name}")
+            conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{ANALYZE_LOCK_WAIT}'")
+            skip = " (SKIP_LOCKED)" if (conn.dialect.server_version_info or (0,)) >= (12,) else ""
+            conn.exec_driver_sql(f"ANALYZE{skip} {results.name}")
     except sa.exc.SQLAlchemyError:
         pass
 
