@@ -32,7 +32,8 @@ def _folder(path, repo: bool):
     (path / "configs").mkdir(parents=True)
     shutil.copy(ROOT / MASTER, path / MASTER)
     shutil.copy(ROOT / "perf-changelog.yaml", path / "perf-changelog.yaml")
-    (path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
+    # a row of KEY (ROW's fp4 is no row of it: s40k warns of that)
+    (path / "row.json").write_text(json.dumps({**ROW, "precision": "fp8"}), encoding="utf-8")
     (path / "out.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
     if repo:
         _git(path, "init", "-q")
@@ -103,7 +104,7 @@ def test_the_configs_are_read_once_per_ingest_not_per_file(here, db, capsys, mon
         (repo / f"out{n}.json").write_text(json.dumps(vllm_output(date=f"20260101-12000{n}")), encoding="utf-8")
     calls = []
     real = load.master_keys_in
-    monkeypatch.setattr(load, "master_keys_in", lambda git, why=None: calls.append(git) or real(git, why))
+    monkeypatch.setattr(load, "master_keys_in", lambda git, *a: calls.append(git) or real(git, *a))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", "1",
                            "--ref", "refs/heads/main", "--config-key", TYPO, *(f"out{n}.json" for n in range(3)))
     assert rc == 0 and "ingested 3 results (3 new)" in out, err

@@ -208,7 +208,7 @@ def run(args) -> int:
     from sweepgate.results import ingest, store
 
     given = _given(args)
-    key_warnings = [w for w in [ingest.unknown_config_key(args.config_key)] if w]  # once, not per file
+    key_warnings = [w for w in [ingest.config_key_warning(args.config_key, given and given.row)] if w]  # once
     jsonl = Path(args.jsonl) if args.jsonl else None
     if jsonl:
         from sweepgate.core.outpaths import writable_file

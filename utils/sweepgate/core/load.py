@@ -954,17 +954,20 @@ def master_paths_in(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in (root / F.CONFIG_DIR).glob(F.MASTER_GLOB))
 
 
-def master_keys_in(git: "Git", why: list | None = None) -> dict[str, str] | None:
+def master_keys_in(git: "Git", why: list | None = None, docs: dict | None = None) -> dict[str, str] | None:
     """{config key: the master config defining it} of the work tree, each file split into blocks as
     ``load_revision`` splits it (a version split before is read from the cache, not parsed; a new one
     only its new blocks, for their keys; nothing is checked). None when a master config cannot be
-    read: a key it holds would look unknown; ``why``, when given, receives the diagnostics that say so."""
+    read: a key it holds would look unknown; ``why``, when given, receives the diagnostics that say so;
+    ``docs``, when given, each file's document by its path, to read a config of (``config_in``)."""
     paths = master_paths_in(git.root)
     out: dict[str, str] = {}
     try:
         blobs = worktree_blobs(git.root, paths)
         for path in paths:
             doc = load_master_doc(path, blobs[path][1], blobs[path][0], git.cache)
+            if docs is not None:
+                docs[path] = doc
             keys = doc.keys() if isinstance(doc, MasterDoc) else {} if doc.data is None else doc.data
             if not isinstance(keys, (dict, list)):  # not a mapping of config keys
                 return None
@@ -975,6 +978,17 @@ def master_keys_in(git: "Git", why: list | None = None) -> dict[str, str] | None
         return None
     git.cache.flush()  # the split of a new version, so that the next command reads it
     return out
+
+
+def config_in(doc: YamlDoc, key: str):
+    """The config ``key`` of a master config's document (``master_keys_in``'s ``docs``), its block alone parsed;
+    None when the document holds no such key or its block cannot be parsed (said where it is checked)."""
+    try:
+        if isinstance(doc, MasterDoc):
+            return doc.value(key) if key in doc.blocks else None
+        return doc.data.get(key) if isinstance(doc.data, dict) else None
+    except SweepgateError:
+        return None
 
 
 def worktree_blobs(root: Path, paths: list[str], like: str = "") -> dict[str, tuple[str, bytes | None]]:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
-from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure
+from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure, printable
 from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
@@ -911,12 +911,20 @@ def check_given(files: list[Path], given: Given | None) -> None:
                    "pass only outputs without a .job.json")
 
 
-def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
+ROW_NOT_OF_KEY = "row-not-of-config-key"  # the rule of a --row its --config-key's config could not expand to
+# what a config gives each of its rows as it is (``expand._identity``; the runner, or one of its runners'
+# names by --runner-node-filter): a row whose value differs is no row of that config
+ROW_OF_CONFIG_FIELDS = (F.MODEL, F.MODEL_PREFIX, F.PRECISION, F.FRAMEWORK, F.RUNNER)
+
+
+def config_key_warning(key: str | None, row: dict | None = None, start: str = ".") -> Diagnostic | None:
     """A warning when ``key`` (``--config-key``) is in none of the master configs of the repository
     ``start`` is in: a typo would be stored without a word, and ``results compare`` would find no
-    baseline for its points (none but results stored under the same typo) and call each one new. Stored all the same: a store keeps results of keys
-    since renamed or removed. Outside a repository, or in one without master configs, no check. The
-    configs are read once per command, however many files it ingests."""
+    baseline for its points (none but results stored under the same typo) and call each one new; or when
+    ``row`` (``--row``) is no row that key's config expands to (``_row_unlike_config``): another config's
+    results filed under it. Stored all the same: a store keeps results of keys since renamed or removed,
+    and a config may have changed since its row ran. Outside a repository, or in one without master
+    configs, no check. The configs are read once per command, however many files it ingests."""
     from sweepgate.core import load
 
     if not key:
@@ -926,14 +934,17 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
     except SweepgateError:  # not in a git repository: nothing to check the key against
         return None
     why: list[Diagnostic] = []
-    known = load.master_keys_in(git, why)
+    docs: dict = {}
+    known = load.master_keys_in(git, why, docs)
     if why:  # a master config there that cannot be read: the key goes unchecked, and that is said
         first = why[0]
         return Diagnostic("--config-key", 0, 0, "unchecked-config-key",
                           f"warning: config key '{key}' not checked: {first.file}: {first.message}; stored all "
                           "the same", first.hint, severity="warning")
-    if not known or key in known:
+    if not known:
         return None
+    if key in known:
+        return _row_unlike_config(key, row, known[key], load.config_in(docs[known[key]], key), git.root)
     import difflib
 
     near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
@@ -947,6 +958,41 @@ def unknown_config_key(key: str | None, start: str = ".") -> Diagnostic | None:
                       (f"did you mean '{near[0]}'? " if near else "") + "pass the key as the master config "
                       "spells it (stored results are immutable: ingest this output again with the next "
                       "--attempt); a key since renamed or removed can stay as it is", severity="warning")
+
+
+def _row_unlike_config(key: str, row: dict | None, path: str, config, root) -> Diagnostic | None:
+    """The warning of a ``row`` that ``key``'s config (in the master config at ``path``) could not have expanded
+    to: a value of ``ROW_OF_CONFIG_FIELDS`` not the config's (a runner neither its runner nor one of the names
+    configs/runners.yaml lists under it). None when they agree, or the config cannot be read as one."""
+    if not isinstance(row, dict) or not isinstance(config, dict):
+        return None
+    unlike = [f for f in ROW_OF_CONFIG_FIELDS if f in row and f in config and row[f] != config[f]]
+    if F.RUNNER in unlike and str(row[F.RUNNER]) in _runner_names(root, config[F.RUNNER]):
+        unlike.remove(F.RUNNER)
+    if not unlike:
+        return None
+    ours = ", ".join(f"{f} {printable(str(row[f]))}" for f in unlike)
+    theirs = ", ".join(printable(str(config[f])) for f in unlike)
+    names = f" (or one of its runners in {F.RUNNERS_FILE})" if F.RUNNER in unlike else ""
+    return Diagnostic("--config-key", 0, 0, ROW_NOT_OF_KEY,
+                      f"warning: the --row is not a row of config key '{key}' ({path}): {ours} where the config "
+                      f"says {theirs}{names}; stored under it all the same, and `results compare` judges its points "
+                      "against that key's runs",
+                      "pass the key of the config the row came from (`sweepgate test-config --config-keys KEY` "
+                      "prints its rows; stored results are immutable: ingest this output again with the next "
+                      "--attempt); a config changed since the row ran can stay as it is", severity="warning")
+
+
+def _runner_names(root, label) -> list:
+    """The runner names configs/runners.yaml lists under ``label`` (none where it cannot be read)."""
+    from sweepgate.core.check import checked_runners
+
+    try:
+        labels = checked_runners(str(root)).get(F.LABELS) or {}
+    except SweepgateError:
+        return []
+    names = labels.get(label) if isinstance(labels, dict) else None
+    return [str(n) for n in names] if isinstance(names, list) else []
 
 
 def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=None) -> Outcome:
