@@ -15,7 +15,8 @@ In a walked folder that holds job sidecars, only outputs paired with one (their 
 ``X.job.json``, or an eval's ``X-eval.json`` with its job's) are results; the other
 files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are the
 jobs' helper outputs and are skipped, and counted. A folder without any sidecar (raw
-samples) and files named on the command line are ingested as they are. Ingesting a
+samples) and files named on the command line are ingested as they are (a named output or sidecar brings its
+job's ``X-eval.json`` beside it, as a folder does: ``_eval_beside``). Ingesting a
 file again stores nothing; a changed file whose records' (run-id, attempt,
 result-filename) are stored is refused (results are immutable). A run that another
 file without a sidecar holds too (a sweep's run=N.json and its summary.json#N, read in
@@ -305,6 +306,7 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         twins.extend(same)
     elif path.is_file():
         out.append(path)
+        out.extend([scores] if (scores := _eval_beside(path)) is not None else [])
     elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
         raise fail(given, 0, "not a regular file or folder", "pass result files or the folders that hold them")
     elif (trouble := link_trouble(given)) is not None:  # "no such file" of a link that is there misled
@@ -315,6 +317,23 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
                    "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
     else:
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+
+
+def _eval_beside(path: Path) -> Path | None:
+    """The lm-eval scores (``X-eval.json``) beside a job's output ``X.json`` (or .jsonl, .csv) or its sidecar
+    ``X.job.json`` named on the command line: the job's, as a folder ingest pairs them (s40k: naming the output
+    left them out without a word), unless they have a sidecar of their own (an eval-only job's); None when
+    there are none, or ``path`` is no such file."""
+    if sidecar.is_sidecar(path):
+        stem = sidecar.result_name(path)
+    elif path.suffix in OUTPUT_SUFFIXES:
+        stem = path.name.rsplit(".", 1)[0]
+    else:
+        return None
+    scores = path.with_name(stem + jobfile.EVAL_SUFFIX + ".json")
+    if stem.endswith(jobfile.EVAL_SUFFIX) or not scores.is_file():
+        return None
+    return scores if sidecar.sidecar_path(scores) == path.with_name(stem + sidecar.SUFFIX) else None
 
 
 def _packed_results(packed: dict[Path, Packed], walked: list[Path]) -> tuple[list[Diagnostic], list[Path]]:
