@@ -258,7 +258,7 @@ def check_sections(text: str, expected: dict[str, tuple[int, int]]) -> None:
         j = i + 4  # the heading, a blank line, the table's header and rule
         while j < len(lines) and lines[j].startswith("|"):
             rows, j = rows + 1, j + 1
-        if j + 1 < len(lines) and (more := re.fullmatch(rf"(\d+) more {heading[1].lower()} rows.*: {MORE}\.", lines[j + 1])):
+        if j + 1 < len(lines) and (more := re.fullmatch(rf"(\d+) more {heading[1].lower()} rows?.*: {MORE}\.", lines[j + 1])):
             assert rows + int(more[1]) == said[1], (line, rows, lines[j + 1])
         else:  # all listed, unless the report was cut after this table (``render._first_blocks``)
             assert rows >= said[1] or CUT_TAIL in text, (line, rows)

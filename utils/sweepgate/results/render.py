@@ -191,7 +191,7 @@ def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = N
         row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
         lines.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(shown) < len(comparison.evals):
-        lines.append(f"\n{len(comparison.evals) - len(shown)} more eval rows: {more}.")
+        lines.append(f"\n{count(len(comparison.evals) - len(shown), 'more eval row')}: {more}.")
     return lines + [""]
 
 
@@ -481,7 +481,7 @@ def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, m
            "Too few baseline runs to tell these from noise; look at them before merging.", "",
            *_md_table(shown, naming, run_column(comparison))]
     if len(shown) < len(rows):
-        out.append(f"\n{len(rows) - len(shown)} more such rows: {more}.")
+        out.append(f"\n{count(len(rows) - len(shown), 'more such row')}: {more}.")
     return out + [""]
 
 
@@ -503,7 +503,7 @@ def _md_sections(comparison: C.Comparison, naming: Naming, folded_rows: bool, ma
             shown = _kept(verdicts, _section_rows(title, max_rows))
             out += [f"#### {title} ({_kinds(verdicts)})", "", *_md_table(together(shown, unchanged, placed), naming, run)]
             if len(shown) < len(verdicts):
-                out.append(f"\n{len(verdicts) - len(shown)} more {title.lower()} rows{_by_metric(verdicts)}: {more}.")
+                out.append(f"\n{count(len(verdicts) - len(shown), f'more {title.lower()} row')}{_by_metric(verdicts)}: {more}.")
             out.append("")
         elif folded_rows:
             out += _md_fold(title, verdicts, together(verdicts, unchanged, placed), new_above, naming, run)

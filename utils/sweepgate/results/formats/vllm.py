@@ -18,6 +18,7 @@ import statistics
 from datetime import datetime
 
 from sweepgate.core.errors import fail
+from sweepgate.core.report import count
 from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
@@ -363,7 +364,7 @@ def _more_than_sent(doc: dict, path: str, line: int) -> None:
     if "num_conversations" in doc or "multi_turn_concurrency" in doc:
         return
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (prompts, completed)) and completed > prompts:
-        raise fail(path, line, f"completed: {completed} requests completed of the {prompts} sent (num_prompts)",
+        raise fail(path, line, f"completed: {count(completed, 'request')} completed of the {prompts} sent (num_prompts)",
                    "the output was edited or comes from an unsupported client version")
 
 
