@@ -112,12 +112,12 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         token, repository = credentials("sweepgate results compare", args.repository,
                                         needed_by="--baseline-artifacts",
                                         alternative="pass --db with a database that holds the baseline")
-        from sweepgate.results.compare import point_of
+        from sweepgate.results.compare import baseline_of
 
         read: list[str] = []
         passed_over: dict = {}
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
-                                              args.window, points=sorted({point_of(r) for r in pr}, key=str),
+                                              args.window, points=sorted({baseline_of(r) for r in pr}, key=str),
                                               api_url=args.github_api_url, before=store_adapter.past_of(pr),
                                               read=read, passed_over=passed_over)
         if passed_over:

@@ -283,6 +283,22 @@ def _usable(rec: dict, evals: bool = False) -> bool:
             and is_eval_result(rec) == evals)
 
 
+def baseline_of(rec: dict) -> tuple:
+    """What a baseline is of: a point's throughput figures, or its eval scores (``is_eval_result``), apart. A job
+    can leave both at one point, judged against baselines of their own kind (``baseline_window``): main's eval
+    scores there say nothing of whether main measured its throughput, nor the other way round."""
+    return point_of(rec), is_eval_result(rec)
+
+
+def covered(records: list[dict], past: R.Past | None) -> set[tuple]:
+    """The baselines (``baseline_of``) ``records`` hold a usable result of (a successful job's, ``_usable``) from
+    before ``past`` (when the compared run happened, ``past_of``; any, when None): a run's baseline there is the
+    last runs before it; one of its own not covered (the ref measured it only after the run) takes the first
+    runs from then. ``baseline_window`` and the store's and files' baselines (``store_adapter``) read it alike."""
+    return {baseline_of(r) for r in records
+            if _usable(r, is_eval_result(r)) and (past is None or R.before(r, past))}
+
+
 def measurements_per_point(records: list[dict], evals: bool = False) -> dict[tuple, list[dict]]:
     """Each point's throughput records of the newest attempt that has one, oldest first (more than
     one when a job's output holds several measurements of one point, e.g. repeated lines). With
@@ -315,11 +331,12 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
             same.clear()  # a later attempt replaces an earlier one
         same.append(rec)
     combine = (lambda recs: recs[-1]) if evals else combined
+    have = covered(records, past)
     out = {}
     for pt, runs in per_run.items():
         oldest_first = sorted(map(combine, runs.values()), key=R.time_order)
         twins: dict = {}
-        if past is not None and not any(R.before(r, past) for recs in runs.values() for r in recs):
+        if past is not None and (pt, evals) not in have:
             out[pt] = _once_each(oldest_first, twins)[:window][::-1]
         else:
             out[pt] = _once_each(oldest_first[::-1], twins)[:window]

@@ -127,8 +127,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
                            workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
                            read: list | None = None, passed_over: dict | None = None) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
-    of the last ``runs`` such runs; with ``points`` (``compare.point_of`` tuples), of as many as
-    it takes for each point to appear in ``runs`` of them (a sweep runs only the keys its
+    of the last ``runs`` such runs; with ``points`` (``compare.baseline_of`` keys: a point's throughput or its
+    eval scores), of as many as it takes for each to appear in ``runs`` of them (a sweep runs only the keys its
     changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs. With ``before`` (when the
     compared run happened, ``compare.past_of``), the runs looked back through are those GitHub created
     by then (``_created_bound``), and records of that time or later do not count towards them, as the
@@ -169,31 +169,30 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
 
 
 class _Tally:
-    """What the artifacts read so far hold of the compared run's ``points``: each point's runs from
-    before ``before`` (all, without it), and of that time or later."""
+    """What the artifacts read so far hold of the compared run's ``points`` (``compare.baseline_of`` keys): each
+    one's runs from before ``before`` (all, without it), and of that time or later."""
 
     def __init__(self, points: list, before: R.Past | None):
         self.before = before
         self.earlier: dict[tuple, set] = {tuple(p): set() for p in points}
         self.since: dict[tuple, set] = {tuple(p): set() for p in points}
-        self.measured: set[tuple] = set()  # a job measured them before ``before`` (``baseline_of_files``' rule)
+        self.measured: set[tuple] = set()  # a job measured them before ``before`` (``compare.covered``)
 
     def add(self, records: list[dict]) -> None:
-        from sweepgate.results.compare import point_of
+        from sweepgate.results.compare import baseline_of, covered
 
         for rec in records:
-            pt = point_of(rec)
+            pt = baseline_of(rec)
             if pt not in self.earlier:
                 continue
             if self.before is None or R.before(rec, self.before):
                 self.earlier[pt].add(str(rec.get(R.RUN_ID)))
-                if rec.get(R.STATUS, "success") == "success":
-                    self.measured.add(pt)
             else:
                 self.since[pt].add(str(rec.get(R.RUN_ID)))
+        self.measured |= covered(records, self.before) & self.earlier.keys()
 
     def only_since(self) -> list[tuple]:
-        """The points no job measured before ``before``: the baseline takes their first runs from then."""
+        """Those no job measured before ``before``: the baseline takes their first runs from then."""
         return [pt for pt in self.since if pt not in self.measured]
 
     @staticmethod

@@ -7,7 +7,7 @@ keeps working on plain record lists.
 from __future__ import annotations
 
 from sweepgate.results import record as R
-from sweepgate.results.compare import past_of
+from sweepgate.results.compare import baseline_of, covered, past_of
 
 
 def point_dict(rec: dict) -> dict:
@@ -48,10 +48,13 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
             # A point the baseline ref measured only after the run (a store filled after it) is
             # still judged, rather than called new: against its first ``window`` runs from the run on
             # (``compare.baseline_window`` picks them alike), so main's runs after those move nothing.
-            have = {R.point_values(r) for r in baseline}
-            later = [p for p, r in zip(points, pr) if R.point_values(r) not in have]
+            # Its throughput and its eval scores apart (``compare.baseline_of``): main's evals there
+            # from before the run leave its later throughput runs the baseline, and not the other way.
+            later = {baseline_of(r) for r in pr} - covered(baseline, past)
             if later:
-                baseline += _baseline_runs(st, baseline_ref, later, window, include_rehearsals=rehearsal, after=past)
+                found = _baseline_runs(st, baseline_ref, [p for p, r in zip(points, pr) if baseline_of(r) in later],
+                                       window, include_rehearsals=rehearsal, after=past)
+                baseline += [r for r in found if baseline_of(r) in later]
         if not baseline:
             check_baseline_ref(baseline_ref, st.refs() if refs is None else refs, shown)
         baseline += _others_of_keys(st, pr, baseline, baseline_ref, rehearsal, past)
@@ -177,9 +180,8 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     before = [r for r in on_ref if R.before(r, past)]
     if all(r.get(R.REF) == ref for r in pr):
         return before
-    have = {R.point_values(r) for r in before if r.get(R.STATUS, "success") == "success"}
-    mine = {R.point_values(r) for r in pr}
-    return before + [r for r in on_ref if not R.before(r, past) and R.point_values(r) in mine - have]
+    later = {baseline_of(r) for r in pr} - covered(before, past)  # a point's throughput and its evals apart
+    return before + [r for r in on_ref if not R.before(r, past) and baseline_of(r) in later]
 
 
 def stored_ref(ref: str, known: list[str]) -> str:
