@@ -34,9 +34,10 @@ THIS_RUN = "this run"  # that column over a run that is no PR's (as the charts n
 RUN_COLUMN = 2  # where that column is, in HEADERS and EVAL_HEADERS
 HEADERS = ("point", "metric", PR_COLUMN, "baseline median [interval] (n)", "change (threshold)", "verdict",
            "recipe change")
-SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), ("Improved", (C.IMPROVED,)),
+IMPROVED_SECTION = "Improved"
+SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), (IMPROVED_SECTION, (C.IMPROVED,)),
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
-OPEN_SECTIONS = ("Failed", "Regressed", "Improved")  # listed in Markdown; the others fold
+OPEN_SECTIONS = ("Failed", "Regressed", IMPROVED_SECTION)  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
 EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "change (margin)", "verdict")
@@ -485,19 +486,32 @@ def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, m
     return out + [""]
 
 
+def _md_open(comparison: C.Comparison, naming: Naming, folded_rows: bool, max_rows: int | None, placed: set,
+             more: str = MORE) -> list[str]:
+    """The sections listed open: failed jobs, regressions, then improvements (README), the eval scores' table
+    (``_md_evals``) among the regressions when a score regressed or its job failed (new user s40f: `#### Improved`
+    came first, a gsm8k score 5 points down under it), else after the improvements."""
+    evals = _md_evals(comparison, naming, max_rows, more)
+    if not any(e.verdict in C.FAILING for e in comparison.evals):
+        return _md_sections(comparison, naming, folded_rows, max_rows, True, placed, more) + evals
+    regressions = tuple(title for title in OPEN_SECTIONS if title != IMPROVED_SECTION)
+    return (_md_sections(comparison, naming, folded_rows, max_rows, True, placed, more, regressions) + evals
+            + _md_sections(comparison, naming, folded_rows, max_rows, True, placed, more, (IMPROVED_SECTION,)))
+
+
 def _md_sections(comparison: C.Comparison, naming: Naming, folded_rows: bool, max_rows: int | None, opened: bool,
-                 placed: set, more: str = MORE) -> list[str]:
-    """The verdict sections that are listed open (``opened``) or the folded ones; with ``folded_rows``,
-    each point's unchanged rows under its own (``together``; ``placed``: shared by both calls). The rows
-    of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A section cut
-    (``max_rows``), or a fold left out, says where its rows are: ``more``."""
+                 placed: set, more: str = MORE, titles: tuple[str, ...] | None = None) -> list[str]:
+    """The verdict sections that are listed open (``opened``) or the folded ones (of ``titles`` when given);
+    with ``folded_rows``, each point's unchanged rows under its own (``together``; ``placed``: shared by every
+    call). The rows of ``new_points``, listed open by ``_md_new``, are left out of the folds, which say so. A
+    section cut (``max_rows``), or a fold left out, says where its rows are: ``more``."""
     out, run = [], run_column(comparison)
     unchanged = unchanged_by_point(comparison) if folded_rows else {}
     listed_new = {id(v) for rows in new_points(comparison).values() for v in rows}
     for title, verdicts in sections(comparison):
         new_above = len({v.point for v in verdicts if id(v) in listed_new})
         verdicts = [v for v in verdicts if id(v) not in listed_new]
-        if not verdicts or (title in OPEN_SECTIONS) != opened:
+        if not verdicts or (title in OPEN_SECTIONS) != opened or (titles is not None and title not in titles):
             continue
         if title in OPEN_SECTIONS:
             shown = _kept(verdicts, _section_rows(title, max_rows))
@@ -593,7 +607,7 @@ IMPROVED_SHARE = 4  # a report over its limit keeps a quarter as many improved r
 
 def _section_rows(title: str, max_rows: int | None) -> int | None:
     """How many rows of an open section a report cut to ``max_rows`` keeps: improvements go first."""
-    if max_rows is None or title != "Improved":
+    if max_rows is None or title != IMPROVED_SECTION:
         return max_rows
     return max_rows // IMPROVED_SHARE
 
@@ -687,8 +701,8 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
-        opened = (_md_sections(comparison, naming, folded_rows, max_rows, opened=True, placed=placed, more=more)
-                  + _md_evals(comparison, naming, max_rows, more) + _md_beyond(comparison, naming, max_rows, more)
+        opened = (_md_open(comparison, naming, folded_rows, max_rows, placed, more)
+                  + _md_beyond(comparison, naming, max_rows, more)
                   + _md_new(comparison, baseline_ref, naming, max_rows, more))
         folded = (_md_sections(comparison, naming, folded_rows, max_rows, opened=False, placed=placed, more=more)
                   + (_md_not_measured(comparison, baseline_ref, naming) if folded_rows
