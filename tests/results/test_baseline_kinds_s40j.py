@@ -42,14 +42,16 @@ def _ingest(capsys, tmp_path: Path, db: str, run: str, ref: str, day: int, facto
 
 
 def _compared(capsys, tmp_path: Path, main_days: list[int], pr_day: int, *, main_evals: bool,
-              files: bool) -> tuple[int, dict, str]:
+              files: bool, slowed_from: int | None = None) -> tuple[int, dict, str]:
     """(exit status, --json, stderr) of `results compare --run 201 --fail-on-regression`: main's runs 101.. of
-    ``main_days`` (each with the eval too with ``main_evals``), the PR's of ``pr_day`` at 87 %, with its eval;
-    against the store, or (``files``) a store of the PR run alone and --baseline-jsonl of main's."""
+    ``main_days`` (each with the eval too with ``main_evals``; from day ``slowed_from`` on at 87 % too), the PR's
+    of ``pr_day`` at 87 %, with its eval; against the store, or (``files``) a store of the PR run alone and
+    --baseline-jsonl of main's."""
     (tmp_path / "row.json").write_text(json.dumps(ROW), encoding="utf-8")
     db, pr_db = f"sqlite:///{tmp_path / 'r.db'}", f"sqlite:///{tmp_path / 'pr.db'}"
     for n, day in enumerate(main_days):
-        _ingest(capsys, tmp_path, db, str(101 + n), MAIN, day, NOISE[n % len(NOISE)], main_evals)
+        slowed = SLOWER if slowed_from is not None and day >= slowed_from else 1.0
+        _ingest(capsys, tmp_path, db, str(101 + n), MAIN, day, NOISE[n % len(NOISE)] * slowed, main_evals)
     _ingest(capsys, tmp_path, pr_db if files else db, PR_RUN, PR_REF, pr_day, SLOWER, True)
     extra = ["--baseline-jsonl", str(tmp_path / "main.jsonl")] if files else []
     rc, out, err = run_cli(capsys, "results", "compare", "--db", pr_db if files else db, "--run", PR_RUN,
@@ -83,3 +85,17 @@ def test_an_eval_output_older_than_main_leaves_the_throughput_judged(capsys, tmp
     tput = _tput(doc)
     assert (tput["verdict"], tput["baseline"]["n"]) == ("regressed", 5), tput
     assert rc == 3
+
+
+@pytest.mark.parametrize("files", [False, True], ids=["store", "baseline-jsonl"])
+def test_a_run_happened_when_its_throughput_was_measured_not_when_an_older_eval_output_says(capsys, tmp_path, files):
+    """Main slowed 13 % on June 6 and ran 5 more nights (June 6..10); the PR, measured on June 11 at main's figure,
+    carries an lm-eval output whose `date` says 2024. A run that measured throughput happened when it measured
+    it (``compare.past_of``): judged against main's 5 runs before June 11, unchanged, exit 0. Its eval's date
+    made it a run of 2024, judged against main's first 5 runs from then (June 1..5, before the slowdown):
+    `regressed`, and --fail-on-regression failed a PR that changed nothing."""
+    rc, doc, _ = _compared(capsys, tmp_path, list(range(1, 11)), 11, main_evals=False, files=files, slowed_from=6)
+    tput = _tput(doc)
+    assert (tput["verdict"], tput["baseline"]["n"]) == ("unchanged", 5), tput
+    assert tput["baseline"]["median"] == pytest.approx(409.6 * SLOWER / 8, rel=0.02)  # per GPU: tp 8
+    assert rc == 0

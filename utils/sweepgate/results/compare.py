@@ -655,8 +655,14 @@ def past_of(pr: list[dict]) -> R.Past | None:
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
-    nothing of when this run ran (as ``_span``); a run of copies only has their time."""
+    nothing of when this run ran (as ``_span``); a run of copies only has their time. A run that measured
+    throughput happened when it did: an eval's record (``is_eval_result``) places only a run of evals alone.
+    Ingested without a sidecar, an eval's time is its lm-eval output's `date` (a Unix time, so in UTC, where
+    vLLM's is the client's clock of no zone), and an eval output older than the run (new user s40f: dated 2024
+    beside a throughput output of 2026) made the run one of then, its throughput judged against main's first
+    runs from then, not those just before it; with a sidecar both carry the job's times, alike."""
     own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
+    own = [r for r in own if not is_eval_result(r)] or own
     times = [t for r in own if (t := R.happened(r))]
     return (min(times), str(own[0].get(R.RUN_ID))) if times and len(times) == len(own) else None
 
