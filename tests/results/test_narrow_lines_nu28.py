@@ -15,6 +15,7 @@ from sweepgate.results import record as R
 from sweepgate.results import store
 
 UNITS = ("Units: output_tput_per_gpu tok/s/GPU, interactivity tok/s/user; _ms metrics in milliseconds.")
+SHOW_COLUMNS = "Columns: tok/s/GPU is output throughput per GPU; tok/s/user is interactivity (1000 / TPOT p50 ms)."
 
 
 sweepgate = sweepgate_at  # helpers: a real process of the source tree
@@ -59,15 +60,16 @@ def test_compare_on_a_narrow_terminal_breaks_its_headline_and_units_line_between
     assert " ".join(tail) == headline, "nothing lost, the headline still the last line"
 
 
-def test_show_on_a_narrow_terminal_keeps_each_metric_beside_its_unit(tmp_path, db):
+def test_show_on_a_narrow_terminal_keeps_each_column_beside_what_it_is(tmp_path, db):
+    """`results show` says what its unit-headed columns hold (s40o: the units line, UNITS, before)."""
     proc = sweepgate(tmp_path, "results", "show", "--db", db, "--run", "pr-7", columns="60")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("Units:"))
-    assert " ".join(line.strip() for line in lines[at:]) == UNITS, lines[at:]  # continuations indented
+    at = next(i for i, line in enumerate(lines) if line.startswith("Columns:"))
+    assert " ".join(line.strip() for line in lines[at:]) == SHOW_COLUMNS, lines[at:]  # continuations indented
     assert all(line.startswith("  ") for line in lines[at + 1:]), lines[at:]
-    for pair in re.findall(r"\w+ tok/s/\w+", UNITS):
-        assert any(pair in line for line in lines[at:]), (pair, lines[at:])
+    for item in re.findall(r"tok/s/\w+ is [^;(]+", SHOW_COLUMNS):
+        assert any(item.strip() in line for line in lines[at:]), (item, lines[at:])
     assert all(len(line) <= 60 and line == line.rstrip() for line in lines[at:]), lines[at:]
 
 

@@ -137,7 +137,7 @@ def test_show_on_80_columns_keeps_a_long_result_name_inside_its_block(db, capsys
     rc, out, err = run_cli(capsys, "results", "show", "--db", db)
     assert rc == 0, err
     lines = out.splitlines()
-    lines = lines[:next(i for i, line in enumerate(lines) if line.startswith("Units: "))]  # the line under the blocks
+    lines = lines[:next(i for i, line in enumerate(lines) if line.startswith("Columns: "))]  # the line under the blocks
     start = next(i for i, line in enumerate(lines) if line.startswith("  result "))
     rest = lines[start + 1:]
     assert rest and all(line.startswith("    ") and len(line) <= 80 for line in rest), out

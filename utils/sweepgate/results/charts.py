@@ -38,8 +38,15 @@ from sweepgate.results.figures import fmt_change
 X, Y = R.INTERACTIVITY, R.OUTPUT_TPUT_PER_GPU
 # The unit of each axis' figure, as `results show` heads its column: the axes' labels and a not judged point's change.
 AXIS_UNITS = {metric: header for header, metric in show.COLUMNS if metric in (X, Y)}
-X_LABEL = f"Interactivity ({AXIS_UNITS[X]})"
-Y_LABEL = f"Output throughput per GPU ({AXIS_UNITS[Y]})"
+
+
+def _axis_label(metric: str) -> str:
+    """``Output throughput per GPU (tok/s/GPU)``: the metric's words (``show.METRIC_WORDS``) and its unit."""
+    words = show.METRIC_WORDS[metric]
+    return f"{words[:1].upper()}{words[1:]} ({AXIS_UNITS[metric]})"
+
+
+X_LABEL, Y_LABEL = _axis_label(X), _axis_label(Y)
 GROUP = (R.MODEL, R.PRECISION, R.HARDWARE, R.SCENARIO, R.ISL, R.OSL)
 PR_GID, BASE_GID = "pr-point", "baseline-point"
 LINK_GID, LINK_INK = "baseline-link", "#9a9a9a"  # a PR point's line to its baseline median; grey unless ringed

@@ -26,6 +26,11 @@ COLUMNS = (  # header, record field or metric; a metric's figure is written as c
 # The compared metrics whose names state no unit (the ``_ms`` ones name theirs, a success rate reads as a
 # percentage): every table that holds one says its unit, as COLUMNS heads its column, in ``units_line``.
 UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)
+# What each of those is, in words: the charts' axis labels, and under `results show`'s table, whose columns are
+# headed by their units alone (``columns_line``); interactivity also by what it is computed from (derive.py).
+METRIC_WORDS = {R.OUTPUT_TPUT_PER_GPU: "output throughput per GPU", R.INTERACTIVITY: "interactivity"}
+COMPUTED_FROM = {R.INTERACTIVITY: ("1000 / ", R.latency_name("tpot", "p50"))}
+COLUMNS_HEAD = "Columns:"
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
 # A column shown only where the other is unknown, for a result ingested without its row: the total
@@ -39,7 +44,8 @@ def units_line(metrics, code=str) -> str | None:
     name states none (UNITS_UNNAMED, as COLUMNS heads its column), and that the ``_ms`` ones are
     milliseconds when it holds one; None when it holds none of UNITS_UNNAMED (review: "interactivity
     98.2" with no unit anywhere). ``code`` writes a metric's name (Markdown: in backticks). The compare
-    table, its Markdown report and `results show` all say it so."""
+    table and its Markdown report say it so, whose rows name metrics; `results show`, whose columns its
+    headers name, says ``columns_line``."""
     held = set(metrics)
     shown = [metric for metric in UNITS_UNNAMED if metric in held]
     if not shown:
@@ -47,6 +53,21 @@ def units_line(metrics, code=str) -> str | None:
     headers = {metric: header for header, metric in COLUMNS}
     ms = f"; {code('_ms')} metrics in milliseconds" if any(str(m).endswith("_ms") for m in held) else ""
     return f"Units: {', '.join(f'{code(metric)} {headers[metric]}' for metric in shown)}{ms}."
+
+
+def columns_line(fields) -> str | None:
+    """The line under `results show`'s table that says what its columns headed by a unit alone hold (the
+    UNITS_UNNAMED of ``fields``), as their headers name them: ``Columns: tok/s/GPU is output throughput per
+    GPU; tok/s/user is interactivity (1000 / TPOT p50 ms).``; None when it has none. New user s40: it said
+    compare's units line, ``output_tput_per_gpu tok/s/GPU``, naming metrics the table never shows beside the
+    units its headers already gave, and ``_ms metrics`` of columns headed ``TTFT p50 ms``."""
+    held = set(fields)
+    headers = {metric: header for header, metric in COLUMNS}
+    said = []
+    for metric in (m for m in UNITS_UNNAMED if m in held):
+        how = COMPUTED_FROM.get(metric)
+        said.append(f"{headers[metric]} is {METRIC_WORDS[metric]}" + (f" ({how[0]}{headers[how[1]]})" if how else ""))
+    return f"{COLUMNS_HEAD} {'; '.join(said)}." if said else None
 
 
 def _natural(name) -> tuple:
@@ -213,5 +234,5 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     else:
         for row, style in zip(cells, styles):
             print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
-    if line := units_line(field for _, field in columns):
+    if line := columns_line(field for _, field in columns):
         print_wrapped(console, line)
