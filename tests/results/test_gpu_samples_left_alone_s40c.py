@@ -10,9 +10,10 @@
   stall) are still one GPU's.
 - "samples 8 GPUs, the job ran on 16" was said at each output beside one samples file (a, b and c at three
   concurrencies: three lines); it is said once, at the samples file, as its other warnings are.
-- rocm-smi's MI250 samples whose ``N/A (Secondary die)`` rows and readings do not pair up (a secondary die
-  whose draw is read now and then, a monitor on some of the node's GCDs) gave a job on fewer GCDs than sampled
-  no energy without a word: a warning at the samples file now says so, once.
+- rocm-smi's MI250 samples whose ``N/A (Secondary die)`` rows and readings do not pair up (a monitor on some of
+  the node's GCDs) gave a job on fewer GCDs than sampled no energy without a word: a warning at the samples file
+  now says so, once. (A secondary die whose draw is read now and then is a secondary die since s40q, its
+  readings left out: test_energy_uncovered_s40q.)
 """
 
 from __future__ import annotations
@@ -119,19 +120,11 @@ def _rocm_smi(cards: int, cell) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _read_now_and_then(card: int, second: int) -> str:
-    """An MI250 node whose card7, a secondary die, has its draw read at some rounds."""
-    if card % 2 == 0 or (card == 7 and second % 30 == 0):
-        return "500.0"
-    return SECONDARY
-
-
 def _some_gcds(card: int, second: int) -> str:
     return SECONDARY if card % 2 else "500.0"
 
 
-@pytest.mark.parametrize("samples, tp", [(_rocm_smi(NODE, _read_now_and_then), 4),
-                                         (_rocm_smi(3, _some_gcds), 2)])  # rocm-smi -d 0 1 2
+@pytest.mark.parametrize("samples, tp", [(_rocm_smi(3, _some_gcds), 2)])  # rocm-smi -d 0 1 2
 def test_mi250_readings_that_do_not_pair_with_secondary_dies_say_why_there_is_no_energy(tmp_path, capsys,
                                                                                         samples, tp):
     rc, err, recs = _ingest(tmp_path, capsys, samples, _three(tp=tp))

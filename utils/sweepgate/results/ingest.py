@@ -26,8 +26,10 @@ two ingests) is stored once, from its own file (``store._one_measurement``).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import functools
 import hashlib
+import math
 import os
 from pathlib import Path
 
@@ -613,9 +615,10 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
 
 
 # Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``):
-# samples refused, of fewer GPUs than the job's, MI200 package readings not the job's alone
-SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package")
-_REFUSED, _FEWER, _PACKAGE = SAMPLES_FILE_RULES
+# samples refused, of fewer GPUs than the job's, MI200 package readings not the job's alone, samples that do not
+# cover the outputs' windows or outputs that state none (``_Uncovered``: one for all the outputs it names)
+SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package", "energy-uncovered")
+_REFUSED, _FEWER, _PACKAGE, _UNCOVERED = SAMPLES_FILE_RULES
 
 
 def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
@@ -627,14 +630,15 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     none, said in a warning at the samples file, as is none for samples that hold no draw (``gpu_metrics.samples``'s
     refusal: the results are stored all the same). rocm-smi's secondary dies count as GPUs sampled
     (``gpu_metrics.Samples.shared``); a job on fewer of them than sampled has none when it runs on an odd number
-    (a package's reading is two GCDs') or the readings do not pair one to one with secondary dies (a secondary
-    die read now and then, a monitor of some GCDs: which are the job's is not known), said in a warning at the
-    samples file. A samples file's warnings are said once for all the outputs beside it (``_said_once``)."""
+    (a package's reading is two GCDs') or the readings do not pair one to one with secondary dies (a monitor of
+    some GCDs: which are the job's is not known), said in a warning at the samples file. Samples that do not
+    cover a measurement's window (``gpu_metrics.covers``), and a measurement with no window, give it none, said
+    at the samples file too (``_Uncovered``). A samples file's warnings are said once for all the outputs beside
+    it (``_said_once``)."""
     windows = [_window(job.job, m) for m in measurements]
     none = [None] * len(measurements), None
     csv_path = next((p for p in gpu_metrics.paths_beside(output) if p.is_file()), None)
-    timed = [m for m, window in zip(measurements, windows) if None not in window]
-    if csv_path is None or not timed:
+    if csv_path is None or not measurements:
         return none
     read = _samples_of(str(csv_path), *_stamp(csv_path))
     if isinstance(read, SweepgateError):
@@ -652,8 +656,151 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     if shared and gpus is not None and gpus < sampled and (len(shared) != len(series) or gpus % 2):
         found.append(_package_warning(csv_path, column, series, shared, gpus))  # energy_j's None, said
         return none
-    return [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
-            for window in windows], column
+    energies = [None if None in window else gpu_metrics.energy_j(series, *window, gpus, len(shared))
+                for window in windows]
+    open_ = [window for window in windows if None in window or window[1] <= window[0]]
+    late = [window for window, joules in zip(windows, energies)
+            if joules is None and window not in open_ and not gpu_metrics.covers(series, *window)]
+    if late or open_:  # the output named once, with the span of its measurements' windows
+        found.append(_Uncovered(csv_path, series, [(output.name, min(w[0] for w in late), max(w[1] for w in late))]
+                                if late else [], [(output.name, _lacks(open_[0]))] if open_ else []))
+    return energies, column
+
+
+class _Uncovered(Diagnostic):
+    """The warning at a GPU samples file that gave some outputs beside it no energy for their windows: the
+    samples do not cover them (``late``: output name, start, end), or the output states no window (``open_``:
+    output name, what it lacks). ``_said_once`` merges a later output's into the one said first (``take``): one
+    line for all the outputs beside the file, naming them."""
+
+    __slots__ = ("series", "late", "open_")
+
+    def __init__(self, csv_path: Path, series: dict, late: list, open_: list):
+        super().__init__(str(csv_path), 1, 0, _UNCOVERED, severity="warning")
+        self.series = {gpu: (points[0][0], points[-1][0], len(points)) for gpu, points in series.items()}
+        self.late, self.open_ = late, open_
+        self._say()
+
+    def take(self, other: "_Uncovered") -> None:
+        self.late, self.open_ = self.late + other.late, self.open_ + other.open_
+        self._say()
+
+    def _say(self) -> None:
+        said, fixes = [], []
+        if self.late:
+            start, end = min(w[1] for w in self.late), max(w[2] for w in self.late)
+            covered, note, fix = _covered(self.series, start, end)
+            said.append(f"{covered}, the job ran {_clock(start, end, self.series)}–{_clock(end, start, self.series)} "
+                        f"({_names([w[0] for w in self.late])}; times in {_zone_name(start)}){note}")
+            fixes.append(fix)
+        for lacks in dict.fromkeys(lacks for _, lacks in self.open_):
+            names = [name for name, what in self.open_ if what == lacks]
+            one = len(dict.fromkeys(names)) == 1
+            its, state = ("its", "states") if one else ("their", "state")
+            said.append(f"{_names(names)} {state} a run that ends no later than it starts" if lacks == _BACKWARDS else
+                        f"{_names(names)} {state} no {lacks} of {its} run, nor does a job sidecar")
+            fixes.append(f"ingest {'it' if one else 'them'} beside {its} job sidecar stating both started and "
+                         "finished, or with a client that writes its run's Unix times (vLLM's "
+                         "benchmark_start_time_unix, AIPerf's min_request_timestamp)")
+        self.message = "no energy per output token: " + "; ".join(said)
+        self.hint = "; ".join(fixes)
+
+
+_BACKWARDS = "end after its start"  # a window whose end is not after its start (a sidecar's start, an output's end)
+
+
+def _lacks(window: tuple) -> str:
+    """What a measurement's window (``_window``) giving no energy lacks."""
+    start, end = window
+    return ("start or end" if start is None and end is None else "start" if start is None else "end" if end is None
+            else _BACKWARDS)
+
+
+def _names(names: list[str], shown: int = 4) -> str:
+    """The outputs named, each once, as many as ``shown`` of them and a count of the rest."""
+    names = list(dict.fromkeys(names))
+    rest = len(names) - shown
+    return ", ".join(names) if rest <= 1 else f"{', '.join(names[:shown])} and {rest} more"
+
+
+def _covered(series: dict, start: float, end: float) -> tuple[str, str, str]:
+    """What the samples cover (``_Uncovered.series``: GPU -> first, last, how many), said against the window
+    [start, end] they do not cover, a note of the clocks' zones when a whole number of quarter hours
+    (``R.ZONE_STEP``) moves the window within the samples, and the fix: the monitor started earlier, stopped later,
+    a GPU's samples looked into, the times written with their zone."""
+    slack = gpu_metrics.COVER_SLACK_S
+    first, last = max(s[0] for s in series.values()), min(s[1] for s in series.values())
+    earliest, latest = min(s[0] for s in series.values()), max(s[1] for s in series.values())
+    odd = [(gpu, f"{_gpu(gpu)}'s {'only sample' if n < 2 else 'start'} at {_clock(a, end, series)}")
+           for gpu, (a, b, n) in series.items() if n < 2 or a > earliest + slack]
+    odd += [(gpu, f"{_gpu(gpu)}'s stop at {_clock(b, end, series)}") for gpu, (a, b, n) in series.items()
+            if n >= 2 and b < latest - slack]
+    odd_gpus = [_gpu(gpu) for gpu, _ in odd]
+    odd = [said for _, said in odd]
+    span = f"{_clock(first, end, series)}–{_clock(last, end, series)}" if first < last else "no time"
+    if odd:
+        others = ", the others' at " + _clock(latest, end, series) if any("stop" in o for o in odd) else ""
+        shown = odd[:3] + ([f"{len(odd) - 3} more"] if len(odd) > 3 else [])
+        covered = f"the samples of all {count(len(series), 'GPU')} cover {span} ({', '.join(shown)}{others})"
+    else:
+        covered = f"the samples cover {span}"
+    apart = _zones_apart(first, last, start, end)
+    if apart is not None:
+        moved = _duration(abs(apart))
+        return (covered, f": {moved} apart, and the samples cover the job's times moved by {moved}, so the clocks "
+                "may be in different zones (a time written without one is read in this machine's zone)",
+                "write the monitor's and the client's times with their zone (ISO 8601 with an offset, or Unix "
+                "seconds), or ingest with TZ set to the zone the runner's clock was in")
+    late, early = earliest > start + slack, latest < end - slack  # the monitor's, not one GPU's
+    when = ("start the GPU monitor before the server and stop it after the client" if late and early else
+            "start the GPU monitor before the server" if late else "stop the GPU monitor after the client" if early
+            else "")
+    fixes = [f"{when} (benchmark_lib.sh's start_gpu_monitor and stop_gpu_monitor)"] if when else []
+    fixes += [f"check the job's log for what became of {_names(odd_gpus)}"] if odd_gpus else []
+    return covered, "", "; ".join(fixes)
+
+
+def _zones_apart(first: float, last: float, start: float, end: float) -> float | None:
+    """The seconds, a whole number of quarter hours (``R.ZONE_STEP``, at most ``R.ZONE_SPAN``) and not none, the
+    window [start, end], wholly outside the samples' [first, last], moves by to fall within them; None for none."""
+    if first >= last or (start < last and first < end):  # samples of no span, or overlapping the window
+        return None
+    slack, step = gpu_metrics.COVER_SLACK_S, R.ZONE_STEP.total_seconds()
+    low, high = first - slack - start, last + slack - end  # the moves that put it within
+    if low > high:
+        return None
+    middle = round((low + high) / 2 / step)
+    steps = [k for k in range(math.ceil(low / step), math.floor(high / step) + 1)
+             if k and abs(k * step) <= R.ZONE_SPAN.total_seconds()]
+    return min(steps, key=lambda k: abs(k - middle)) * step if steps else None
+
+
+def _duration(seconds: float) -> str:
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return " ".join(part for part in (f"{hours} h" if hours else "", f"{minutes} min" if minutes else "") if part)
+
+
+def _gpu(name: str) -> str:
+    return f"GPU {name}" if name.isdigit() else name
+
+
+def _clock(at: float, beside: float, series: dict) -> str:
+    """``at`` on this machine's clock (times written without a zone are read in its zone): the time of day, with
+    the date where ``beside`` or the samples are on another day."""
+    day = datetime.datetime.fromtimestamp(at).date()
+    days = {datetime.datetime.fromtimestamp(t).date() for t in (beside, *(s[0] for s in series.values()),
+                                                                  *(s[1] for s in series.values()))}
+    shown = datetime.datetime.fromtimestamp(at)
+    return f"{shown:%H:%M:%S}" if days == {day} else f"{shown:%Y-%m-%d %H:%M:%S}"
+
+
+def _zone_name(at: float) -> str:
+    """This machine's zone at ``at``, as an offset from UTC (``UTC``, ``UTC-08:00``, ``UTC+05:30``)."""
+    offset = datetime.datetime.fromtimestamp(at).astimezone().utcoffset() or datetime.timedelta(0)
+    if not offset:
+        return "UTC"
+    minutes = round(abs(offset).total_seconds() / 60)
+    return f"UTC{'-' if offset < datetime.timedelta(0) else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _package_warning(csv_path: Path, column: str, series: dict, shared: frozenset, gpus: int) -> Diagnostic:
@@ -1215,9 +1362,17 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
 def _said_once(warnings: list, said: list) -> list:
     """``warnings`` but those of a GPU samples file (``SAMPLES_FILE_RULES``) that ``said`` holds already: one
     plain gpu_metrics.csv beside several outputs (a job's a.json, b.json, c.json at three concurrencies) is one
-    file, warned of once, not once per output."""
+    file, warned of once, not once per output. An output's ``_Uncovered`` joins the one ``said`` holds of its
+    samples file, which then names it too (s40q)."""
     seen = {(w.file, w.line, w.message) for w in said if w.rule in SAMPLES_FILE_RULES}
-    return [w for w in warnings if w.rule not in SAMPLES_FILE_RULES or (w.file, w.line, w.message) not in seen]
+    first = {w.file: w for w in said if isinstance(w, _Uncovered)}
+    kept = []
+    for w in warnings:
+        if isinstance(w, _Uncovered) and w.file in first:  # the outputs it names join the line said first
+            first[w.file].take(w)
+        elif w.rule not in SAMPLES_FILE_RULES or (w.file, w.line, w.message) not in seen:
+            kept.append(w)
+    return kept
 
 
 def _echo_warning(path: Path, echoes: list, results: int) -> Diagnostic:

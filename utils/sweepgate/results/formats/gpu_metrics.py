@@ -8,7 +8,8 @@ nvidia-smi writes ``timestamp, index, power.draw [W], ...`` with values like
 the runner's local time. Energy is the per-GPU trapezoid integral of power
 over the benchmark window (the client's own run where its output states it
 beyond doubt, else the job's: ``ingest._window``), summed over GPUs, and only when the samples cover
-that window; otherwise there is no energy figure (not a guess).
+that window (``covers``); otherwise there is no energy figure (not a guess), which ingest says at the
+samples file (``ingest._Uncovered``).
 """
 
 from __future__ import annotations
@@ -110,8 +111,8 @@ def watts_per(name: str) -> float | None:
 class Samples(NamedTuple):
     column: str  # the header of the power draw column read, as the monitor wrote it
     by_gpu: dict[str, list[tuple[float, float]]]  # GPU -> [(epoch seconds, watts)], sorted by time
-    # GPUs sampled with no reading of their own, their draw in another's (``SECONDARY_DIE``): each reading then
-    # a package of two
+    # GPUs sampled with no reading of their own, their draw in another's (``SECONDARY_DIE`` at any sample): each
+    # reading then a package of two
     shared: frozenset[str] = frozenset()
 
 
@@ -173,8 +174,9 @@ def samples(text: str, path: str) -> Samples:
     """The GPUs' power draw over time, from the best-ranked draw column (``draw_rank``) that holds a number:
     an average before an instant reading, a column all ``N/A`` or ``[N/A]`` passed over; none of them with
     a number is refused, the file's columns named (the caller then has no energy figure), as is a file of the
-    header alone (the monitor stopped before its first sample). A GPU whose draw is
-    only rocm-smi's ``SECONDARY_DIE`` is in ``Samples.shared``."""
+    header alone (the monitor stopped before its first sample), or samples none of whose times this reads. A GPU
+    whose draw is rocm-smi's ``SECONDARY_DIE`` at any sample is in ``Samples.shared``, a reading it has now and
+    then left out (its package's draw is its primary die's reading)."""
     rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
     if not rows or not detect_text(",".join(rows[0])):
         raise fail(path, 1, "header: no timestamp and power columns",
@@ -203,20 +205,39 @@ def samples(text: str, path: str) -> Samples:
                    "power_mw)")
     if gpu is None and (rounds := _rounds(rows, ts)):
         raise _interleaved(path, rounds)
+    return _read(rows, path, ts, power, gpu, scale)
+
+
+def _read(rows: list[list[str]], path: str, ts: int, power: int, gpu: int | None, scale: float) -> Samples:
+    """``samples``' rows read: each GPU's (time, watts), and its secondary dies (``SECONDARY_DIE``); refused when
+    no GPU has a reading of its own with a time."""
     series: dict[str, list[tuple[float, float]]] = {}
     secondary: set[str] = set()
-    for row in rows[1:]:
+    untimed = None  # the first sample's line and time whose time is none this reads
+    for line, row in enumerate(rows[1:], 2):
         if len(row) <= max(ts, power, gpu or 0):
             continue  # the monitor was killed mid-line
         when, watts = parse_time(row[ts]), _NUMBER.search(row[power])
         name = row[gpu].strip() if gpu is not None else "0"
         if watts is None and SECONDARY_DIE.fullmatch(row[power].strip()):
             secondary.add(name)
+        if when is None and watts is not None and untimed is None:
+            untimed = line, row[ts].strip()
         if when is None or watts is None:
             continue
         series.setdefault(name, []).append((when, float(watts[0]) * scale))
-    return Samples(rows[0][power].strip(), {k: sorted(v) for k, v in series.items()},
-                   frozenset(secondary - set(series)))
+    # a secondary die's reading now and then is no draw of its own: its package's is its primary's reading (s40q:
+    # a job on every GCD had card7's readings counted on top of its package's)
+    kept = {k: sorted(v) for k, v in series.items() if k not in secondary}
+    if not kept and untimed is not None:
+        raise fail(path, untimed[0], f"{rows[0][ts].strip()}: no sample has a time this reads ({untimed[1]!r} is "
+                   "no time)", "write the time as nvidia-smi does (2026/07/09 09:15:47.824), in ISO 8601 "
+                   "(2026-07-09T09:15:47Z) or in Unix seconds (date +%s)")
+    if not kept:
+        raise fail(path, 1, f"{rows[0][power].strip()}: no GPU has a reading of its own (rows cut short, or only "
+                   "rocm-smi's 'N/A (Secondary die)')", "sample every GPU's draw with its time, as benchmark_lib.sh's "
+                   "start_gpu_monitor does")
+    return Samples(rows[0][power].strip(), kept, frozenset(secondary))
 
 
 def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | None:
@@ -266,6 +287,12 @@ def _integral(points: list[tuple[float, float]], start: float, end: float) -> fl
     return total
 
 
+def covers(series: dict[str, list[tuple[float, float]]], start: float, end: float) -> bool:
+    """Whether every GPU's samples cover [start, end] (to within COVER_SLACK_S of each edge)."""
+    return all(len(points) >= 2 and points[0][0] <= start + COVER_SLACK_S and points[-1][0] >= end - COVER_SLACK_S
+               for points in series.values())
+
+
 def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: float,
              gpus: int | None = None, shared: int = 0) -> float | None:
     """Joules the GPUs drew in [start, end], or None when a GPU's samples do not cover it. With
@@ -274,11 +301,8 @@ def energy_j(series: dict[str, list[tuple[float, float]]], start: float, end: fl
     sampled with no reading of their own (``Samples.shared``), one a reading, each reading a package of two;
     the job's are then the packages that drew the most, two GPUs each (None for an odd count of fewer GPUs
     than sampled, or readings not all of two: which part of a package's draw is the job's is not known)."""
-    if end <= start or not series:
+    if end <= start or not series or not covers(series, start, end):
         return None
-    for points in series.values():
-        if len(points) < 2 or points[0][0] > start + COVER_SLACK_S or points[-1][0] < end - COVER_SLACK_S:
-            return None
     drawn = sorted((_integral(points, start, end) for points in series.values()), reverse=True)
     if not gpus or gpus >= len(series) + shared:
         return sum(drawn)
