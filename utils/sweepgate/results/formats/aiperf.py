@@ -308,6 +308,20 @@ def _pooled(cfg: dict, path: str, line: int) -> None:
                "each load as a run of its own")
 
 
+def _several_models(cfg: dict, client: str, path: str, line: int) -> None:
+    """Refuse the export of a run over several models (GenAI-Perf's ``-m a -m b``, AIPerf's ``--model a --model
+    b``): the client sends the requests to each in turn (``model_selection_strategy``) and exports one set of
+    figures over them all, none per model, so they are no measurement of the first model it names."""
+    models, where = _models(cfg)
+    names = list(dict.fromkeys(models)) if isinstance(models, list) else [models]
+    if len(names) < 2:
+        return
+    tool = "GenAI-Perf" if client == "genai-perf" else "AIPerf"
+    raise fail(path, line, f"{where}: {len(names)} models ({', '.join(map(str, names))}): {tool} sends the run's "
+               "requests to all of them and exports one set of figures over them all, so they are no one model's",
+               "benchmark each model in a run of its own")
+
+
 def _request_rate(doc: dict, path: str = ""):
     """The requested rate (requests/s): loadgen's (AIPerf), the top level's (GenAI-Perf) or the phase's."""
     cfg = _input_config(doc)
@@ -496,6 +510,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         doc = {**{k: v for k, v in doc.items() if k != "records"}, **_untagged(doc["records"])}
     _pooled(_input_config(doc), path, line)
     model, conc, client = _config(doc, path)
+    _several_models(_input_config(doc), client, path, line)
     m = Measurement(f"{client}-json", client, line, client_version=doc.get("aiperf_version"))
     m.metrics.update(metrics_from(doc, path, line, m.notes, m.keys))
     averages(doc, m, path)
