@@ -100,6 +100,8 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
     pr, baseline, shown, stored = store_adapter.from_store(
         args.db, args.run, None if from_files else args.baseline_ref, args.window,
         unknown=lambda st, shown: _run_in_baseline_files(args) or unknown_run(args.run, shown, st))
+    args.baseline_where = "--baseline-jsonl" if args.baseline_jsonl else (
+        "--baseline-artifacts" if args.baseline_artifacts else shown)  # where a warning of the baseline is placed
     args.baseline_ref = stored or args.baseline_ref  # as the report names it
     _same_pr(args, pr_of(pr))  # before the baseline artifacts' requests
     if args.baseline_jsonl:
@@ -321,6 +323,7 @@ def run(args) -> int:
               "that both sides were ingested with the same --config-key)",
               file=sys.stderr)
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
+    _say_unordered(comparison, args)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
     comparison.notes = [*args.baseline_notes, *comparison.notes]
     charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
@@ -337,6 +340,26 @@ def run(args) -> int:
     if args.comment:
         written_past_the_gate(gate_tripped, lambda: _post_comment(comparison, args, charts))
     return EXIT_REGRESSION if gate_tripped else 0
+
+
+def _say_unordered(comparison, args) -> None:
+    """One warning line when a point's baseline rests on records of unknown order (``compare.Unordered``: a
+    time written without its zone near one with a zone), naming the first pair."""
+    from sweepgate.core.errors import Diagnostic, emit
+    from sweepgate.results import record as R
+    from sweepgate.results.render import point_label
+
+    said = []
+    for u in comparison.unordered:
+        of = f"the baseline of {point_label(u.point)}"
+        if u.other is None:
+            said.append((R.said_record(u.taken), f"was counted in {of} as before",
+                         R.said_when(u.past[1], None, u.past[0])))
+        else:
+            said.append((R.said_record(u.taken), f"was taken into {of} as newer than", R.said_record(u.other)))
+    if said:
+        emit([Diagnostic(args.baseline_where, rule="unordered-times", severity="warning", in_file=False,
+                         message=R.unordered_line(said, "point"), hint=R.UNORDERED_HINT)])
 
 
 def _later_runs_of_the_ref(args, pr: list[dict]) -> list[str]:

@@ -43,12 +43,28 @@ def run(args) -> int:
             title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", args.ref)))
             if (args.key or args.ref) and not records:
                 raise _nothing(args, st)
+            _say_unordered(st, records, args)
     records = show.one_per_point(records)
     if args.json:
         print(show.as_json(records))
     else:
         show.table(records, sys.stdout, f"{title}: {_how_many(records)}", ref_column=not (args.run or args.ref))
     return 0
+
+
+def _say_unordered(st, latest: list[dict], args) -> None:
+    """One warning line when a point's newest result was taken over another whose order against it is not
+    known (``R.unordered``: a time written without its zone near one with a zone), naming both."""
+    from sweepgate.core.errors import Diagnostic, emit
+    from sweepgate.results import record as R
+    from sweepgate.results import show, store
+
+    key = args.key if args.key and not any(c in args.key for c in GLOB) else None
+    pairs = sorted(st.unordered_latest(latest, key, args.ref), key=lambda pair: show.sort_key(pair[0]))  # as listed
+    if pairs:
+        said = [(R.said_record(new), "was shown as newer than", R.said_record(old)) for new, old in pairs]
+        emit([Diagnostic(store.display_url(st.url), rule="unordered-times", severity="warning", in_file=False,
+                         message=R.unordered_line(said, "point"), hint=R.UNORDERED_HINT)])
 
 
 def _how_many(records: list[dict]) -> str:

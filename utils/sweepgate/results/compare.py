@@ -175,6 +175,7 @@ class Comparison:
     pr: int | None = None  # the pull request whose ref (refs/pull/N/...) every record of the run names, else None
     notes: list = field(default_factory=list)  # what the reports say under the headline (an empty baseline file)
     echoed: dict = field(default_factory=dict)  # point -> Echoed: one output stored as several of its baseline runs
+    unordered: list = field(default_factory=list)  # Unordered: a baseline run placed by a time of unknown order
 
     @property
     def rehearsal(self) -> bool:
@@ -615,7 +616,50 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         notes.append(copy_note(copied))
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
-                      pr=pr_of(pr_records), notes=notes, echoed=echoed)
+                      pr=pr_of(pr_records), notes=notes, echoed=echoed,
+                      unordered=unordered_baselines(heads, baselines, base, past))
+
+
+@dataclass
+class Unordered:
+    """A point whose baseline rests on a pair of records of unknown order (``R.unordered``: a time written
+    without its zone near one with a zone): ``taken``, a run of its baseline window, over ``other``, a run
+    of the point left out of it; or, ``other`` None, ``taken`` counted as before the compared run (``past``)."""
+
+    point: tuple
+    taken: dict
+    other: dict | None = None
+    past: R.Past | None = None  # the compared run's (``past_of``), where ``other`` is None
+
+
+def unordered_baselines(heads: dict, baselines: dict, base: list[dict], past: R.Past | None) -> list[Unordered]:
+    """Each point of the run whose baseline window (``baseline_window``) rests on an order that is not known:
+    a run of it against the compared run's time (``past``: is it before the run?), else against a run of the
+    point left out of it (one output stored as several runs, or copied by ``ci reuse``, is one: no pair); the
+    first such pair of each, the window newest first. The window is kept as the stored order makes it."""
+    of_point: dict[tuple, list[dict]] = defaultdict(list)
+    naive = set()  # the points a record of whose time was written without its zone (few stores hold any)
+    for rec in base:
+        if _usable(rec) and (pt := point_of(rec)) in heads:
+            of_point[pt].append(rec)
+            if R.zoned(R.happened(rec)) is False:
+                naive.add(pt)
+    if past is not None and R.zoned(past[0]) is False:
+        naive = set(of_point)
+    out = []
+    for pt in sorted(naive, key=point_sort_key):
+        window = baselines.get(pt) or []
+        if past is not None and (taken := next((r for r in window if R.unordered_times(R.happened(r), past[0])),
+                                               None)):
+            out.append(Unordered(pt, taken, past=past))
+            continue
+        runs = {str(r.get(R.RUN_ID)) for r in window}
+        held = {R.measurement_of(r) for r in of_point[pt] if str(r.get(R.RUN_ID)) in runs}
+        left = [r for r in of_point[pt] if str(r.get(R.RUN_ID)) not in runs and R.measurement_of(r) not in held]
+        if pair := next(((w, o) for w in window for o in sorted(left, key=R.time_order, reverse=True)
+                         if R.unordered(w, o)), None):
+            out.append(Unordered(pt, *pair))
+    return out
 
 
 def copied_from_baseline(measured: dict[tuple, list[dict]], base: list[dict]) -> dict[tuple, str]:

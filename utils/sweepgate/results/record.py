@@ -223,6 +223,62 @@ def happened(rec: dict) -> str:
     return str(stored_time(next((rec.get(f) for f in HAPPENED if rec.get(f)), None)) or NO_TIME)
 
 
+# Whose order is not known: a time written without its zone (stored as its clock reading, ``stored_time``) is any
+# moment ZONE_SPAN either side of that reading, so beside a time with a zone (stored in UTC) whose reading is as
+# near, which came first is not known. Such records keep their place as stored (by that reading: the one rule
+# above, in SQL and in Python alike); a pick of the newest that rests on such a pair is said (``unordered_line``).
+def zoned(text) -> bool | None:
+    """Whether a stored start or finish was written with its zone (True) or without one (False); None when it
+    is no time (NO_TIME, text that is none)."""
+    at = moment(text)
+    return None if at is None else at.tzinfo is not None
+
+
+def unordered_times(one, other) -> bool:
+    """Whether which of two stored times came first is not known: one written without its zone, the other with
+    one, their readings (the one with a zone's in UTC) at most ZONE_SPAN apart."""
+    a, b = moment(one), moment(other)
+    if a is None or b is None or (a.tzinfo is None) == (b.tzinfo is None):
+        return False
+    try:
+        return abs(_reading(a) - _reading(b)) <= ZONE_SPAN
+    except OverflowError:
+        return False
+
+
+def unordered(rec: dict, other: dict) -> bool:
+    """Whether which of two records happened first (``happened``) is not known (``unordered_times``)."""
+    return unordered_times(happened(rec), happened(other))
+
+
+def said_when(run, result, at: str) -> str:
+    """A record (or a run's start, ``result`` None) and its time as an order-unknown line names them:
+    ``run 1002's result 'a' (2026-01-01T12:00:00, written without its zone)``."""
+    what = f"run {run}'s result {result!r}" if result is not None else f"run {run}"
+    return f"{what} ({at}{'' if zoned(at) else ', written without its zone'})"
+
+
+def said_record(rec: dict) -> str:
+    return said_when(rec.get(RUN_ID), rec.get(RESULT_FILENAME), happened(rec))
+
+
+def unordered_line(pairs: list[tuple[str, str, str]], what: str) -> str:
+    """One line for every pick of the newest that rests on a pair of unknown order (``unordered``): each
+    pair (the one taken, as ``said_when`` names it; how it was taken; the other), the first said, the
+    rest counted as ``what`` (``point``: ``and 2 more points alike``)."""
+    from sweepgate.core.report import count
+
+    taken, how, other = pairs[0]
+    more = f" (and {count(len(pairs) - 1, f'more {what}')} alike)" if len(pairs) > 1 else ""
+    span = int(ZONE_SPAN.total_seconds() // 3600)
+    return (f"warning: {taken} {how} {other}{more}, by their clock readings; a time written without its zone is "
+            f"any moment up to {span} h either side of its reading, so which came first is not known")
+
+
+UNORDERED_HINT = ("ingest such outputs with their job's sidecar (.job.json, `sweepgate results sidecar`), whose "
+                  "times carry their zone")
+
+
 def run_order(run_id) -> tuple:
     """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text (a
     run id of other digits too: `²` is str.isdigit() and no int()). ``store._run_order`` in SQL."""

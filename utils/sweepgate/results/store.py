@@ -1677,6 +1677,35 @@ def _before(past: R.Past):
     return sa.or_(_happened() < when, sa.and_(_happened() == when, below))
 
 
+def _without_zone():
+    """The rows whose time (``_happened``) was written without its zone: every other is stored in UTC
+    (``R.stored_time``: ``+00:00``) or is none (NO_TIME); text that is no time is told apart in Python."""
+    return sa.and_(_happened() != R.NO_TIME, sa.not_(_happened().like("%+00:00")))
+
+
+def _latest_groups(where: list, ref: str | None, before: R.Past | None, succeeded: bool,
+                   include_rehearsals: bool) -> tuple[list, list]:
+    """(the conditions, the groups) of ``Store.latest_per_point``: a group is a point, its eval records apart,
+    an output ingested without a job its own point, of each ref unless ``ref`` is given (``_latest_group``)."""
+    jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
+    by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
+          sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
+    where = [*where, *_measured(before, succeeded, include_rehearsals)]
+    if ref is not None:
+        where.append(results.c.ref == ref)
+    else:
+        by.append(results.c.ref)
+    return where, by
+
+
+def _latest_group(rec: dict, of_each_ref: bool) -> tuple:
+    """A record's group of ``_latest_groups``, in Python."""
+    jobless = rec.get(R.CONFIG_KEY) is None
+    return (R.point_values(rec), rec.get(R.CLIENT) == R.EVAL_CLIENT,
+            rec.get(R.RESULT_FILENAME) if jobless else None, rec.get(R.RUN_ID) if jobless else None,
+            rec.get(R.REF) if of_each_ref else None)
+
+
 def _time_order() -> tuple:
     """``R.time_order`` in SQL, oldest first: when it happened, run id, attempt; then the row's id."""
     return (_happened(), *_run_order(), results.c.attempt, results.c.id)
@@ -2042,15 +2071,35 @@ class Store:
     def _latest(self, where: list, ref: str | None, before: R.Past | None, succeeded: bool,
                 include_rehearsals: bool) -> list[dict]:
         """``latest_per_point`` of the rows ``where`` matches."""
-        jobless = results.c.config_key.is_(None)  # outputs ingested without a job: each its own point
-        by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind(),
-              sa.case((jobless, results.c.result_filename)), sa.case((jobless, results.c.run_id))]
-        where = [*where, *_measured(before, succeeded, include_rehearsals)]
-        if ref is not None:
-            where.append(results.c.ref == ref)
-        else:
-            by.append(results.c.ref)
+        where, by = _latest_groups(where, ref, before, succeeded, include_rehearsals)
         return self._records(_records_of(_first_of_each(where, by)))
+
+    def unordered_latest(self, latest: list[dict], config_key: str | None = None, ref: str | None = None, *,
+                         include_rehearsals: bool = True) -> list[tuple[dict, dict]]:
+        """Of ``latest`` (what ``latest_per_point`` gave with these arguments, or some of it), each record taken
+        as its point's newest over another of the point whose order against it is not known (``R.unordered``:
+        a time without its zone against one with a zone within ``R.ZONE_SPAN`` of it): (the one taken, the
+        nearest such other). Only the rows whose time was written without its zone are looked through (few
+        stores hold any), and those with a zone near a newest without one."""
+        where, by = _latest_groups([] if config_key is None else [results.c.config_key == config_key], ref, None,
+                                   False, include_rehearsals)
+        group = lambda rec: _latest_group(rec, ref is None)  # noqa: E731
+        taken = {group(rec): rec for rec in latest}
+        naive = [rec for rec in self._records(_records_of(_first_of_each([*where, _without_zone()], by)))
+                 if R.zoned(R.happened(rec)) is False and group(rec) in taken]
+        pairs = [(taken[group(rec)], rec) for rec in naive if R.unordered(taken[group(rec)], rec)]
+        newest_naive = [rec for rec in naive if R.happened(taken[group(rec)]) == R.happened(rec)]
+        if newest_naive:  # the newest is without a zone: the newest with one below it, when it is near
+            try:  # text: a time with a zone is stored in UTC, ordered among these by its reading
+                reach = [_happened() >= (min(R.moment(R.happened(r)) for r in newest_naive) - R.ZONE_SPAN).isoformat()]
+            except OverflowError:  # near year 1
+                reach = []
+            near = [*where, _happened().like("%+00:00"), *reach]
+            others = {group(rec): rec for rec in self._records(_records_of(_first_of_each(near, by)))}
+            pairs += [(taken[group(rec)], others[group(rec)]) for rec in newest_naive
+                      if group(rec) in others and R.unordered(taken[group(rec)], others[group(rec)])]
+        order = {id(rec): n for n, rec in enumerate(latest)}
+        return sorted(pairs, key=lambda pair: order[id(pair[0])])  # in the order of ``latest``
 
 
 class Deferred:
