@@ -42,29 +42,41 @@ Blobs = dict[str, "bytes | None"]
 
 class Tracked:
     """A checkout's tracked files (``list_paths() -> paths``, listed once, when a `source` first asks), which a `source`
-    whose path starts where only the run knows may read (``tail_files``)."""
+    whose path starts where only the run knows may read (``tail_files``), its submodules and its symbolic links."""
 
-    def __init__(self, list_paths: Callable[[], "list[str]"], gitlinks: Callable[[], "dict[str, str]"] | None = None):
-        self._list, self._by_name, self._gitlinks = list_paths, None, gitlinks
+    def __init__(self, list_paths: Callable[[], "list[str]"], gitlinks: Callable[[], "dict[str, str]"] | None = None,
+                 symlinks: Callable[[], "list[str]"] | None = None):
+        self._list, self._by_name, self._gitlinks, self._symlinks = list_paths, None, gitlinks, symlinks
 
     def gitlinks(self) -> list[str]:
         """The checkout's submodules (git lists each as one entry, its commit: none of the files in it), in order."""
         return sorted(self._gitlinks()) if self._gitlinks is not None else []
 
-    def ending_in(self, rest: str) -> list[str]:
-        """The tracked files whose path ends in ``rest`` name for name (``recipes.ending_in``), in order."""
+    def symlinks(self) -> list[str]:
+        """The tracked symbolic links (git stores each as the name it points to), in order."""
+        return sorted(self._symlinks()) if self._symlinks is not None else []
+
+    def _names(self) -> dict[str, list[str]]:
         if self._by_name is None:
             self._by_name = {}
             for path in sorted(set(self._list())):
                 self._by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-        return ending_in(rest, self._by_name.get(rest.rsplit("/", 1)[-1], ()))
+        return self._by_name
+
+    def ending_in(self, rest: str) -> list[str]:
+        """The tracked files whose path ends in ``rest`` name for name (``recipes.ending_in``), in order."""
+        return ending_in(rest, self._names().get(rest.rsplit("/", 1)[-1], ()))
+
+    def holds(self, path: str) -> bool:
+        return path in self._names().get(path.rsplit("/", 1)[-1], ())
 
 
 def _tracked(read, blobs: Blobs) -> Tracked:
     """The checkout's tracked files: ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else what ``blobs``
     holds when first asked (``_held``)."""
     listing = getattr(read, "tracked", None)
-    return Tracked(listing, getattr(read, "gitlinks", None)) if listing is not None else _held(blobs)
+    return (Tracked(listing, getattr(read, "gitlinks", None), getattr(read, "symlinks", None)) if listing is not None
+            else _held(blobs))
 
 
 def _held(blobs: Blobs) -> Tracked:
@@ -282,8 +294,7 @@ def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[s
     """``identities`` of ``rows``, and the rows each cause of ``blind_spots`` keeps from having one (cause ->
     its rows, in order met: what ``blind_lines`` says), each row's causes found once. The checkout's tracked files
     are ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else the files read."""
-    listing = getattr(read, "tracked", None)
-    tracked = Tracked(listing, getattr(read, "gitlinks", None)) if listing is not None else None
+    tracked = _tracked(read, {}) if getattr(read, "tracked", None) is not None else None
     blobs = read_all(rows, runners, read, tracked)
     tracked = tracked if tracked is not None else _held(blobs)
     ids: list[str | None] = []
@@ -339,6 +350,11 @@ def job_identity(row: dict, tools: str | None = None, runners: dict | None = Non
         return identities([row], runners, read_tree(root, tools))[0]
     except Unreadable:
         raise  # a file it hashes that cannot be read: said, never taken for missing
+    except Unlisted as exc:  # no identity, said: the job runs
+        import sys
+
+        print("\n".join(d.render() for d in exc.diagnostics), file=sys.stderr)
+        return None
     except (KeyError, TypeError, SweepgateError):
         return None
 
@@ -348,8 +364,10 @@ class Reader:
     whose path starts where only the run knows may read (``tail_files``)."""
 
     def __init__(self, read: Callable[[list[str]], Blobs], tracked: Callable[[], list[str]],
-                 gitlinks: Callable[[], "dict[str, str]"] | None = None):
+                 gitlinks: Callable[[], "dict[str, str]"] | None = None,
+                 symlinks: Callable[[], "list[str]"] | None = None):
         self._read, self.tracked, self._gitlinks, self._links = read, tracked, gitlinks, None
+        self.symlinks = symlinks if symlinks is not None else list
 
     def gitlinks(self) -> dict[str, str]:
         """Its submodules: path -> the commit each is at (listed once)."""
@@ -370,19 +388,23 @@ def read_git(git, ref: str) -> Reader:
     """``read`` over the files of revision ``ref`` (``core.load.Git``), as `ci reuse` reads them; its tracked files
     are those ``ref`` holds (`git ls-tree`), its submodules the commits it records."""
     listing = _once(lambda: _entries(git.run("ls-tree", "-r", "-z", ref), lambda head: head.split(b" ")[::2]))
-    return Reader(lambda paths: git.read_blobs(ref, paths), lambda: listing()[0], lambda: listing()[1])
+    return Reader(lambda paths: git.read_blobs(ref, paths), lambda: listing()[0], lambda: listing()[1],
+                  lambda: listing()[2])
 
 
-def _once(make: Callable[[], "tuple[list[str], dict[str, str]]"]) -> Callable[[], "tuple[list[str], dict[str, str]]"]:
+Listing = "tuple[list[str], dict[str, str], list[str]]"  # paths, submodules (path -> commit), symbolic links
+
+
+def _once(make: Callable[[], Listing]) -> Callable[[], Listing]:
     """``make``, called once however often it is asked (one listing for a ``Reader``'s files and submodules)."""
     made: list = []
     return lambda: made[0] if made else (made.append(make()) or made[0])
 
 
-def _entries(out: bytes, mode_and_id) -> "tuple[list[str], dict[str, str]]":
-    """Paths and submodules (mode 160000: path -> commit) of `git ls-files -s -z` or `git ls-tree -r -z` output;
-    ``mode_and_id(head)``: the mode and object id in what comes before an entry's tab."""
-    paths, links = [], {}
+def _entries(out: bytes, mode_and_id) -> Listing:
+    """Paths, submodules (mode 160000: path -> commit) and symbolic links (mode 120000) of `git ls-files -s -z` or
+    `git ls-tree -r -z` output; ``mode_and_id(head)``: the mode and object id in what comes before an entry's tab."""
+    paths, links, symlinks = [], {}, []
     for entry in out.split(b"\0"):
         head, tab, name = entry.partition(b"\t")
         if not tab:
@@ -392,36 +414,76 @@ def _entries(out: bytes, mode_and_id) -> "tuple[list[str], dict[str, str]]":
         mode, oid = mode_and_id(head)
         if mode == b"160000":
             links[path] = oid.decode("ascii", "replace")
-    return list(dict.fromkeys(paths)), links
+        elif mode == b"120000":
+            symlinks.append(path)
+    return list(dict.fromkeys(paths)), links, list(dict.fromkeys(symlinks))
 
 
-def _tracked_and_links(root: str, launchers_root: str | None = None) -> "tuple[list[str], dict[str, str]]":
+def _tracked_and_links(root: str, launchers_root: str | None = None) -> Listing:
     """The files git tracks in the checkout ``root`` (`git ls-files`: never a venv or an output the run made beside
-    them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``), and the checkout's submodules (path
-    -> the commit its index records), each from there; a folder that is no checkout lists every file under it
-    (``.git`` aside, no linked folder followed)."""
-    own, links = _listed(root)
+    them), those under ``LAUNCHER_DIR`` from ``launchers_root`` (``read_tree``), the checkout's submodules (path
+    -> the commit its index records) and its symbolic links, each from there (``_listed``)."""
+    own, links, symlinks = _listed(root)
     if launchers_root and os.path.abspath(launchers_root) != os.path.abspath(root):
         under = LAUNCHER_DIR + "/"
-        theirs, their_links = _listed(launchers_root)
+        theirs, their_links, their_symlinks = _listed(launchers_root)
         own = [p for p in own if not p.startswith(under)] + [p for p in theirs if p.startswith(under)]
         links = {**{p: c for p, c in links.items() if not p.startswith(under)},
                  **{p: c for p, c in their_links.items() if p.startswith(under)}}
-    return own, links
+        symlinks = [p for p in symlinks if not p.startswith(under)] + [p for p in their_symlinks if p.startswith(under)]
+    return own, links, symlinks
 
 
-def _listed(root: str) -> "tuple[list[str], dict[str, str]]":
+# `git ls-files` in a folder that is no checkout says so (in the C locale it runs in); any other failure is no such word
+NOT_A_REPOSITORY = "not a git repository"
+
+
+def _listed(root: str) -> Listing:
+    """``_tracked_and_links`` of one folder: `git ls-files -s` (the ownership check passed over, `safe.directory`, and
+    nothing run, `core.fsmonitor` off: it only lists files, so a checkout another user owns lists as its owner's).
+    A folder with no `.git` at or above it that git calls no repository, or on a host without git (actions/checkout
+    downloads a tarball there), is no checkout: every entry under it is listed (``.git`` aside, no linked folder
+    followed). A checkout git cannot list (no git to ask, a damaged index) would be walked into its untracked files
+    (a venv) and without its submodules, an identity `ci reuse` never takes: ``Unlisted``."""
     import subprocess
 
-    proc = subprocess.run(["git", "-C", root, "ls-files", "-s", "-z"], capture_output=True)
-    if proc.returncode == 0:
+    from sweepgate.core.errors import os_reason
+    from sweepgate.core.worktop import enclosing_top
+
+    try:
+        proc = subprocess.run(["git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "-C", root,
+                               "ls-files", "-s", "-z"], capture_output=True, env={**os.environ, "LC_ALL": "C"})
+    except OSError as exc:
+        said, proc = "no git on the PATH" if isinstance(exc, FileNotFoundError) else f"git: {os_reason(exc)}", None
+    else:
+        said = next((line for line in proc.stderr.decode("utf-8", "replace").splitlines() if line.strip()),
+                    f"git ls-files exited {proc.returncode}")
+    if proc is not None and proc.returncode == 0:
         return _entries(proc.stdout, lambda head: head.split(b" ")[:2])
-    out = []
+    if enclosing_top(root) is not None or (proc is not None and NOT_A_REPOSITORY not in said):
+        raise _unlisted(root, said, "install git on the host" if proc is None else
+                        f"repair the checkout (`git -C {root} ls-files` says what is wrong)")
+    out, symlinks = [], []
     for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
         rel = os.path.relpath(folder, root)
-        out += [name if rel == "." else f"{rel.replace(os.sep, '/')}/{name}" for name in names]
-    return out, {}
+        under = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # listed, never walked into
+        dirs[:] = [d for d in dirs if d != ".git" and d not in linked]
+        out += [under + name for name in [*names, *linked]]
+        symlinks += [under + name for name in [*names, *linked] if os.path.islink(os.path.join(folder, name))]
+    return out, {}, symlinks
+
+
+class Unlisted(SweepgateError):
+    """A checkout whose tracked files git cannot list (``_listed``): ``job_identity`` says so and gives none."""
+
+
+def _unlisted(root: str, said: str, fix: str) -> Unlisted:
+    from sweepgate.core.errors import Diagnostic
+
+    return Unlisted(Diagnostic(root, 0, 0, "unlisted-checkout", f"the run identity cannot list the checkout's tracked "
+                               f"files ({said}), so the job has none and `ci reuse` will not reuse its results", fix,
+                               severity="warning"))
 
 
 def read_tree(root: str, launchers_root: str | None = None) -> Reader:
@@ -446,7 +508,7 @@ def read_tree(root: str, launchers_root: str | None = None) -> Reader:
         return out
 
     listing = _once(lambda: _tracked_and_links(root, launchers_root))
-    return Reader(read, lambda: listing()[0], lambda: listing()[1])
+    return Reader(read, lambda: listing()[0], lambda: listing()[1], lambda: listing()[2])
 
 
 class Unreadable(SweepgateError):
