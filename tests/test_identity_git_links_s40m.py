@@ -1,5 +1,5 @@
 """s40m: the run identity's reading of a checkout's tracked files (``identity.tail_files``, for a `source` whose path
-starts where only the run knows) met troubles a read-only review found:
+starts where only the run knows) met three troubles a read-only review found:
 
 1. A GPU host without git (actions/checkout downloads a tarball then) stopped `ci row-env --tools` with an internal
    error (FileNotFoundError: 'git') for every row with such a `source`. A folder git cannot be asked about and that
@@ -9,6 +9,8 @@ starts where only the run knows) met troubles a read-only review found:
    differed from `ci reuse`'s and the job was never reused, silently. Only "not a git repository" walks; dubious
    ownership is passed over (`-c safe.directory`: the command only lists files); any other failure gives no
    identity, said in one line.
+3. A `source` through a tracked symbolic link to a folder (`bench -> benchmarks`) matched no tracked file, so the
+   identity ignored edits of the file it reads and reuse handed back stale results; the link is followed.
 
 Real git repositories, real files, a real PATH without git."""
 
@@ -135,3 +137,57 @@ def test_a_row_without_such_a_source_needs_no_git_at_all(tmp_path):
     no_git = tmp_path / "bin"
     no_git.mkdir()
     assert _row_env(work, str(no_git))[:2] == (0, with_git)
+
+
+# --- 3: tracked symbolic links to folders --------------------------------------------------------------------------
+
+def _edit_is_seen(tmp_path, launcher: str, links: dict[str, str], edit: str = HELPER) -> None:
+    """The row's identity, the host's and `ci reuse`'s alike, changes when ``edit`` does (``links``: tracked links)."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + launcher, HELPER: "H=1\n"})
+    for link, target in links.items():
+        os.symlink(target, repo.path / link)
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "links")
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    repo.commit({edit: "H=2\n"}, "edit")
+    edited_host, edited_reuse = _both(repo)
+    assert edited_host == edited_reuse
+    assert edited_reuse != reuse
+
+
+def test_a_source_from_an_unknown_start_through_a_linked_folder_sees_the_file_it_reads(tmp_path):
+    """`bench -> benchmarks`: no tracked file ends in bench/shared/helper.sh, so it was "no file of the repository"
+    and an edit of benchmarks/shared/helper.sh kept the identity (reuse handed back the old results)."""
+    _edit_is_seen(tmp_path, 'source "$GITHUB_WORKSPACE/bench/shared/helper.sh"\n', {"bench": "benchmarks"})
+
+
+def test_a_source_by_its_path_through_a_linked_folder_sees_the_file_it_reads(tmp_path):
+    """`source bench/shared/helper.sh` from the top: git tracks no such path (it is through a link), so it was
+    hashed as missing whatever benchmarks/shared/helper.sh held."""
+    _edit_is_seen(tmp_path, "source bench/shared/helper.sh\n", {"bench": "benchmarks"})
+
+
+def test_a_source_through_links_to_linked_folders_sees_the_file_it_reads(tmp_path):
+    """A link to a folder through another link (`b -> tools/shared`, `tools -> benchmarks`), both ways of writing
+    the path."""
+    links = {"tools": "benchmarks", "b": "tools/shared"}
+    os.makedirs(tmp_path / "a")
+    _edit_is_seen(tmp_path / "a", 'source "$GITHUB_WORKSPACE/b/helper.sh"\n', links)
+    _edit_is_seen(tmp_path, "source b/helper.sh\n", links)
+
+
+def test_retargeting_a_linked_folder_changes_the_identity(tmp_path):
+    """The link is part of what the job reads: pointed elsewhere (a folder outside the checkout), the identity moves."""
+    repo = _checkout(tmp_path, {LAUNCHER: '#!/usr/bin/bash\nsource "$GITHUB_WORKSPACE/bench/shared/helper.sh"\n',
+                                HELPER: "H=1\n"})
+    os.symlink("benchmarks", repo.path / "bench")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "link")
+    before = _both(repo)
+    (repo.path / "bench").unlink()
+    os.symlink("/opt/elsewhere", repo.path / "bench")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "relink")
+    after = _both(repo)
+    assert after[0] == after[1] and after[0] is not None and after != before

@@ -18,6 +18,7 @@ import errno
 import hashlib
 import json
 import os
+import posixpath
 import re
 from typing import Callable
 
@@ -174,32 +175,81 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     """``files`` and, after them, every tracked file a `source` in them may read whose path starts where only the run
     knows (``recipes.tail_sources``: `"$GITHUB_WORKSPACE/x/y.sh"`, `cd /workspace; source x/y.sh`): each of the
     ``tracked`` files that end in its written names (all of them: reading more than bash sources costs a reuse at most),
-    with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None ends so (a venv's
-    `bin/activate`): no file of the checkout, and ``files`` stay as they were. A submodule may hold a file ending so
-    (git tracks none of its files): each submodule of the checkout is hashed too, by the commit it is at (a
-    ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds a file of
-    ``files`` git tracks none of (`source vendor/tools/env.sh`)."""
+    also through a tracked symbolic link to a folder (`bench -> benchmarks` for `bench/x/y.sh`: the link and the file,
+    ``_through_links``), with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None
+    ends so (a venv's `bin/activate`): no file of the checkout, and ``files`` stay as they were. A submodule may hold
+    a file ending so (git tracks none of its files): each submodule of the checkout is hashed too, by the commit it is
+    at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
+    a file of ``files`` git tracks none of (`source vendor/tools/env.sh`). A path of ``files`` through a tracked link to
+    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link."""
     out = dict.fromkeys(files)
     todo = list(out)
+
+    def take(paths: list[str]) -> None:
+        more.extend(path for path in paths if path not in out)
+        out.update(dict.fromkeys(paths))
+
     while todo:
-        more = []
+        more: list[str] = []
         tails = tail_sources(todo, blobs)
         if tails:
-            links = [link for link in tracked.gitlinks() if link not in out]
-            more += links
-            out.update(dict.fromkeys(links))
+            take(tracked.gitlinks())
         for _, _, rest in tails:
             for path in tracked.ending_in(rest):
-                library = path in F.BENCHMARK_LIB_FILES
-                group = F.BENCHMARK_LIB_FILES if library else [path, *sourced_helpers(path, blobs)]
-                more += [p for p in group if p not in out]
-                out.update(dict.fromkeys(group))
+                take(_with_helpers(path, blobs))
+            names = rest.split("/")
+            for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
+                for k in range(1, len(names)):
+                    if ending_in("/".join(names[:k]), [link]):
+                        take([link, *_reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)])
+        for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
+            if path in blobs and blobs[path] is None and "/" in path:
+                take(_reached(path, blobs, tracked))
         todo = list(dict.fromkeys(more))
     missing = [path for path in out if path in blobs and blobs[path] is None]
     if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
         out.update(dict.fromkeys(link for link in tracked.gitlinks()
                                  if link not in out and any(path.startswith(link + "/") for path in missing)))
     return list(out)
+
+
+def _with_helpers(path: str, blobs: Blobs) -> list[str]:
+    """A tracked file a `source` reads and what it sources (the whole library for ``benchmark_lib.sh`` or a part)."""
+    return list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else [path, *sourced_helpers(path, blobs)]
+
+
+LINK_HOPS = 40  # symbolic links followed on one path at most (Linux's own limit): past it, no file is read
+
+
+def _reached(path: str, blobs: Blobs, tracked: Tracked) -> list[str]:
+    """What a `source` of ``path`` (from the checkout's top) reads when a folder on its way is a tracked symbolic link:
+    each such link (its target is what git stores, so a link pointed elsewhere is a change) and, when they lead to a
+    tracked file, that file with its helpers (``_with_helpers``), or to a path inside a submodule, the submodule.
+    Nothing when no folder on the way is a link, or the first is not read yet (``read_all`` reads it, then asks
+    again); only the links when they lead outside the checkout (no file of the repository, like a venv)."""
+    links = set(tracked.symlinks())
+    if not links:
+        return []
+    hops: list[str] = []
+    for _ in range(LINK_HOPS):
+        names = path.split("/")
+        link = next(("/".join(names[:k]) for k in range(1, len(names)) if "/".join(names[:k]) in links), None)
+        if link is None:
+            break
+        hops.append(link)
+        if link not in blobs:
+            return hops
+        target = (blobs[link] or b"").decode("utf-8", "replace")
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(link), target, *names[link.count("/") + 1:]))
+        if not target or target.startswith("/") or path == ".." or path.startswith("../"):
+            return hops
+    else:
+        return hops
+    if not hops:
+        return []
+    if tracked.holds(path):
+        return [*hops, *_with_helpers(path, blobs)]
+    return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")]
 
 
 def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
