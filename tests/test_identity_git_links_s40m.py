@@ -1,5 +1,5 @@
 """s40m: the run identity's reading of a checkout's tracked files (``identity.tail_files``, for a `source` whose path
-starts where only the run knows) met three troubles a read-only review found:
+starts where only the run knows) met four troubles a read-only review found:
 
 1. A GPU host without git (actions/checkout downloads a tarball then) stopped `ci row-env --tools` with an internal
    error (FileNotFoundError: 'git') for every row with such a `source`. A folder git cannot be asked about and that
@@ -11,6 +11,8 @@ starts where only the run knows) met three troubles a read-only review found:
    identity, said in one line.
 3. A `source` through a tracked symbolic link to a folder (`bench -> benchmarks`) matched no tracked file, so the
    identity ignored edits of the file it reads and reuse handed back stale results; the link is followed.
+4. Every submodule was hashed for any such `source`, one of a venv too, so bumping an unrelated submodule changed the
+   identity; a `source` from `$GITHUB_WORKSPACE` now hashes only the submodules its names go through.
 
 Real git repositories, real files, a real PATH without git."""
 
@@ -26,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "results"))
 
-from test_submodule_identity_s39v import ONE, _both, _gitlink  # noqa: E402
+from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink  # noqa: E402
 from test_unknown_prefix_s39u import HELPER, LAUNCHER, M_ROW, VENV_LAUNCHER, _checkout, identity  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,3 +193,46 @@ def test_retargeting_a_linked_folder_changes_the_identity(tmp_path):
     repo.git("commit", "-q", "-m", "relink")
     after = _both(repo)
     assert after[0] == after[1] and after[0] is not None and after != before
+
+
+# --- 4: which submodules a `source` from an unknown start may read -----------------------------------------------
+
+def _bump(tmp_path, launcher: str, submodule: str) -> bool:
+    """Whether moving ``submodule`` from ONE to TWO changes the row's identity (the host's and `ci reuse`'s agree)."""
+    repo = _checkout(tmp_path, {LAUNCHER: launcher, HELPER: "H=1\n"})
+    _gitlink(repo, submodule, ONE)
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    _gitlink(repo, submodule, TWO)
+    bumped_host, bumped_reuse = _both(repo)
+    assert bumped_host == bumped_reuse
+    return bumped_reuse != reuse
+
+
+def test_an_unrelated_submodule_bump_keeps_the_identity_of_a_row_that_sources_a_venv(tmp_path):
+    """`source "$GITHUB_WORKSPACE/.venv/bin/activate"`: the workspace is the checkout's top or a folder above it, so
+    the venv is in third_party/unrelated only if its names went through it; they do not."""
+    assert not _bump(tmp_path, VENV_LAUNCHER, "third_party/unrelated")
+
+
+def test_an_unrelated_submodule_bump_keeps_the_identity_of_a_row_that_sources_a_tracked_helper(tmp_path):
+    assert not _bump(tmp_path, "#!/usr/bin/bash\n" + TAIL, "third_party/unrelated")
+
+
+def test_a_bump_of_the_submodule_the_names_go_through_changes_the_identity(tmp_path):
+    os.makedirs(tmp_path / "a")
+    assert _bump(tmp_path / "a", 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n', "vendor/tools")
+    # the workspace above the checkout (actions/checkout's `path:`): the names go through it after the checkout's own
+    assert _bump(tmp_path, 'source "${GITHUB_WORKSPACE}/repo/vendor/tools/env.sh"\n', "vendor/tools")
+
+
+def test_a_bump_changes_the_identity_of_a_source_whose_start_may_be_inside_the_submodule(tmp_path):
+    """`$TOOLS/env.sh`, `cd "$WORK"; source env.sh`, the workspace's variable set by the launcher: the start may be any
+    folder, inside any submodule too, so each submodule stays part of the identity (a bump is a change)."""
+    for n, launcher in enumerate(('source "$TOOLS/env.sh"\n', 'cd "$WORK"\nsource env.sh\n',
+                                  'source "$GITHUB_WORKSPACE/.venv/bin/activate"\nsource "$TOOLS/bin/activate"\n',
+                                  'source "$GITHUB_WORKSPACE/.venv/bin/activate"; source "$T/.venv/bin/activate"\n',
+                                  'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/third_party/unrelated"\n' + TAIL,
+                                  ': "${GITHUB_WORKSPACE:=/x}"\n' + TAIL)):
+        os.makedirs(tmp_path / str(n))
+        assert _bump(tmp_path / str(n), "#!/usr/bin/bash\n" + launcher, "third_party/unrelated"), launcher

@@ -176,10 +176,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     knows (``recipes.tail_sources``: `"$GITHUB_WORKSPACE/x/y.sh"`, `cd /workspace; source x/y.sh`): each of the
     ``tracked`` files that end in its written names (all of them: reading more than bash sources costs a reuse at most),
     also through a tracked symbolic link to a folder (`bench -> benchmarks` for `bench/x/y.sh`: the link and the file,
-    ``_through_links``), with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None
+    ``_reached``), with what it sources (the whole library for ``benchmark_lib.sh`` or a part), and theirs. None
     ends so (a venv's `bin/activate`): no file of the checkout, and ``files`` stay as they were. A submodule may hold
-    a file ending so (git tracks none of its files): each submodule of the checkout is hashed too, by the commit it is
-    at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
+    a file ending so (git tracks none of its files): each submodule that may (``_may_hold``) is hashed too, by the
+    commit it is at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
     a file of ``files`` git tracks none of (`source vendor/tools/env.sh`). A path of ``files`` through a tracked link to
     a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link."""
     out = dict.fromkeys(files)
@@ -192,9 +192,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     while todo:
         more: list[str] = []
         tails = tail_sources(todo, blobs)
-        if tails:
-            take(tracked.gitlinks())
-        for _, _, rest in tails:
+        submodules = tracked.gitlinks() if tails else []
+        from_top = _from_the_workspace(tails, blobs, list(out)) if submodules else set()
+        for n, (_, _, rest) in enumerate(tails):
+            take([link for link in submodules if _may_hold(link, rest, n in from_top)])
             for path in tracked.ending_in(rest):
                 take(_with_helpers(path, blobs))
             names = rest.split("/")
@@ -250,6 +251,46 @@ def _reached(path: str, blobs: Blobs, tracked: Tracked) -> list[str]:
     if tracked.holds(path):
         return [*hops, *_with_helpers(path, blobs)]
     return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")]
+
+
+WORKSPACE = "GITHUB_WORKSPACE"  # the job's workspace: the checkout's top, or a folder above it (actions/checkout path:)
+
+
+_NAMED = re.compile(rf"(?<!\w){WORKSPACE}(?!\w)")
+_EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
+
+
+def _from_the_workspace(tails: list[tuple[str, int, str]], blobs: Blobs, files: list[str]) -> set[int]:
+    """Which of ``tails`` (``recipes.tail_sources``) start at ``WORKSPACE`` (`"$GITHUB_WORKSPACE/x/y.sh"`,
+    `"${GITHUB_WORKSPACE}"/x/y.sh`), by their index: each whose line spells its written end after it as often as
+    that line has such tails. Any other start (a variable set elsewhere, a `cd` to such a place) may be anywhere, and
+    so may the workspace's when one of ``files`` (the job's, as far as read) names it otherwise than so
+    (`GITHUB_WORKSPACE=…`, `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`): none then."""
+    texts = [(blobs.get(path) or b"").decode("utf-8", "replace") for path in files]
+    if any(len(_NAMED.findall(text)) > len(_EXPANDED.findall(text)) for text in texts):
+        return set()
+    counts: dict[tuple[str, int, str], int] = {}
+    for key in tails:
+        counts[key] = counts.get(key, 0) + 1
+    found = set()
+    for n, (path, line, rest) in enumerate(tails):
+        lines = (blobs.get(path) or b"").decode("utf-8", "replace").split("\n")
+        names = "/+".join(re.escape(name) for name in rest.split("/"))
+        spelled = re.compile(_EXPANDED.pattern + "[\"']?/+" + names + r"(?![\w.+/-])")
+        if 0 < line <= len(lines) and len(spelled.findall(lines[line - 1])) >= counts[(path, line, rest)]:
+            found.add(n)
+    return found
+
+
+def _may_hold(submodule: str, rest: str, from_the_workspace: bool) -> bool:
+    """Whether ``submodule`` may hold the file of a `source` whose path starts where only the run knows and ends in
+    ``rest``: from the workspace (the checkout's top or above it), only when its names go through the submodule's
+    (`vendor/tools/env.sh`, `repo/vendor/tools/env.sh` for vendor/tools); from any other start, which may be inside
+    it, always."""
+    if not from_the_workspace:
+        return True
+    names, own = rest.split("/"), submodule.split("/")
+    return any(names[at:at + len(own)] == own for at in range(len(names) - len(own)))
 
 
 def blind_lines(blind: dict[str, list[dict]]) -> list[str]:
