@@ -1,10 +1,10 @@
 """s40n: `sweepgate plan` compared each file a config's jobs run at either revision (``RecipeSet.support``) as each
 revision had read it, and a revision reads only what its own jobs reach. A head whose launcher newly sources a file
-that was there, unchanged, at the base (a helper, or `source "$GITHUB_WORKSPACE/.venv/bin/activate"`, which reaches
-every submodule) found no base content for it, so the untouched file was a changed support file of the config and
-an unlisted-change of its own. The other revision's content of such a file is now read (a submodule as the commit it
-records) and only a file whose bytes or commit differ is a change. Real git repositories; the submodule is a real
-index entry (mode 160000)."""
+that was there, unchanged, at the base (a helper, or `source "$GITHUB_WORKSPACE/vendor/tools/env.sh"`, which
+reaches the submodule vendor/tools) found no base content for it, so the untouched file was a changed support file of
+the config and an unlisted-change of its own. The other revision's content of such a file is now read (a submodule as
+the commit it records) and only a file whose bytes or commit differ is a change. Real git repositories; the submodule
+is a real index entry (mode 160000)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ SUBMODULE = "vendor/tools"
 ONE, TWO = "1" * 40, "2" * 40
 PLAIN = "#!/usr/bin/env bash\nsource benchmarks/runners/launch_common.sh\n"
 VENV = 'uv venv "$GITHUB_WORKSPACE/.venv"\nsource "$GITHUB_WORKSPACE/.venv/bin/activate"\n'
+# reaches SUBMODULE (s40m: a `source` from the workspace reaches the submodules its names go through, a venv's none)
+REACH = VENV + 'source "$GITHUB_WORKSPACE/vendor/tools/env.sh"\n'
 
 
 def _gitlink(r: Repo, commit: str) -> None:
@@ -53,7 +55,7 @@ def _unlisted(p: dict) -> list[str]:
 
 
 def test_an_unchanged_submodule_a_launcher_newly_reaches_is_no_change(fleet):
-    p = make(fleet, {LAUNCHER: PLAIN + VENV})
+    p = make(fleet, {LAUNCHER: PLAIN + REACH})
     assert _changed(p) == {DSR1_MI: [LAUNCHER]}
     assert _unlisted(p) == [LAUNCHER]
 
@@ -84,7 +86,7 @@ def test_a_new_helper_a_launcher_newly_sources_is_still_a_change(fleet):
 
 def test_a_bumped_submodule_a_launcher_newly_reaches_is_still_a_change(fleet):
     _gitlink(fleet, TWO)
-    p = make(fleet, {LAUNCHER: PLAIN + VENV})
+    p = make(fleet, {LAUNCHER: PLAIN + REACH})
     assert _changed(p) == {DSR1_MI: [LAUNCHER, SUBMODULE]}
     assert sorted(_unlisted(p)) == sorted([LAUNCHER, SUBMODULE])
 
@@ -93,5 +95,5 @@ def test_a_submodule_the_head_adds_where_a_launcher_newly_reaches_is_a_change(fl
     fleet.git("rm", "-q", "--cached", SUBMODULE)
     fleet.base = fleet.commit({}, "no submodule at the base")
     _gitlink(fleet, ONE)
-    p = make(fleet, {LAUNCHER: PLAIN + VENV})
+    p = make(fleet, {LAUNCHER: PLAIN + REACH})
     assert _changed(p) == {DSR1_MI: [LAUNCHER, SUBMODULE]}
