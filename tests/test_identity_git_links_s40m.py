@@ -236,3 +236,15 @@ def test_a_bump_changes_the_identity_of_a_source_whose_start_may_be_inside_the_s
                                   ': "${GITHUB_WORKSPACE:=/x}"\n' + TAIL)):
         os.makedirs(tmp_path / str(n))
         assert _bump(tmp_path / str(n), "#!/usr/bin/bash\n" + launcher, "third_party/unrelated"), launcher
+
+
+def test_a_bump_changes_the_identity_when_a_helper_sets_the_workspace_s_variable(tmp_path):
+    """The launcher's helper, read after the launcher's own sources, moves `$GITHUB_WORKSPACE` (into the submodule): the
+    launcher's venv may then be the submodule's, so each submodule stays part of the identity."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + TAIL + 'source "$GITHUB_WORKSPACE/.venv/bin/activate"\n',
+                                HELPER: 'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/third_party/unrelated"\n'})
+    _gitlink(repo, "third_party/unrelated", ONE)
+    before = _both(repo)
+    _gitlink(repo, "third_party/unrelated", TWO)
+    after = _both(repo)
+    assert before[0] == before[1] and after[0] == after[1] and before != after

@@ -189,11 +189,13 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
         more.extend(path for path in paths if path not in out)
         out.update(dict.fromkeys(paths))
 
+    tailed = False
     while todo:
         more: list[str] = []
         tails = tail_sources(todo, blobs)
+        tailed = tailed or bool(tails)
         submodules = tracked.gitlinks() if tails else []
-        from_top = _from_the_workspace(tails, blobs, list(out)) if submodules else set()
+        from_top = _from_the_workspace(tails, blobs) if submodules else set()
         for n, (_, _, rest) in enumerate(tails):
             take([link for link in submodules if _may_hold(link, rest, n in from_top)])
             for path in tracked.ending_in(rest):
@@ -207,6 +209,8 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
             if path in blobs and blobs[path] is None and "/" in path:
                 take(_reached(path, blobs, tracked))
         todo = list(dict.fromkeys(more))
+    if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
+        out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
     if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
         out.update(dict.fromkeys(link for link in tracked.gitlinks()
@@ -260,15 +264,19 @@ _NAMED = re.compile(rf"(?<!\w){WORKSPACE}(?!\w)")
 _EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
 
 
-def _from_the_workspace(tails: list[tuple[str, int, str]], blobs: Blobs, files: list[str]) -> set[int]:
+def _workspace_moved(files: list[str], blobs: Blobs) -> bool:
+    """Whether one of ``files`` names ``WORKSPACE`` otherwise than expanding it (`GITHUB_WORKSPACE=…`,
+    `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`), so that it may be any folder (``_from_the_workspace``)."""
+    texts = [(blobs.get(path) or b"").decode("utf-8", "replace") for path in files]
+    return any(len(_NAMED.findall(text)) > len(_EXPANDED.findall(text)) for text in texts)
+
+
+def _from_the_workspace(tails: list[tuple[str, int, str]], blobs: Blobs) -> set[int]:
     """Which of ``tails`` (``recipes.tail_sources``) start at ``WORKSPACE`` (`"$GITHUB_WORKSPACE/x/y.sh"`,
     `"${GITHUB_WORKSPACE}"/x/y.sh`), by their index: each whose line spells its written end after it as often as
     that line has such tails. Any other start (a variable set elsewhere, a `cd` to such a place) may be anywhere, and
-    so may the workspace's when one of ``files`` (the job's, as far as read) names it otherwise than so
-    (`GITHUB_WORKSPACE=…`, `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`): none then."""
-    texts = [(blobs.get(path) or b"").decode("utf-8", "replace") for path in files]
-    if any(len(_NAMED.findall(text)) > len(_EXPANDED.findall(text)) for text in texts):
-        return set()
+    so may the workspace when a file of the job sets it (``tail_files`` then takes every submodule:
+    ``_workspace_moved``)."""
     counts: dict[tuple[str, int, str], int] = {}
     for key in tails:
         counts[key] = counts.get(key, 0) + 1
