@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -28,6 +26,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from lifetime import DIES_WITH_US  # noqa: E402
+from standin_serving import Serving  # noqa: E402
 from sweepgate.core import fields  # noqa: E402
 from sweepgate.rehearsal import standin  # noqa: E402
 
@@ -105,18 +104,10 @@ def test_the_generic_stand_in_answers_every_route_it_has(serving):
     assert _status(base + "/healthcheck") == 200  # LMCache's
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _shim(tmp_path: Path, *argv: str, **popen):
+def _shim(tmp_path: Path, *argv: str):
     env = {**os.environ, "SWEEPGATE_REHEARSE_LOG": str(tmp_path / "calls.jsonl")}
     env.pop(standin.FAST_ENV, None)
     cmd = [*DIES_WITH_US, sys.executable, "-I", "-S", str(STANDIN), "shim", *argv]
-    if popen:
-        return subprocess.Popen(cmd, env=env, **popen)
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -124,27 +115,15 @@ def _shim(tmp_path: Path, *argv: str, **popen):
                                        (("python3", "-m", fields.VLLM_SERVER_MODULE, "--model", "m"), False),
                                        (("python3", "-m", fields.SGLANG_SERVER_MODULE, "--model-path", "m"), True)])
 def test_sglang_s_native_client_fails_against_vllm_as_on_the_gpu(tmp_path, server, ok):
-    port = _free_port()
-    proc = _shim(tmp_path, *server, "--port", str(port), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):  # until it answers: counted tries, no clock
-            if _listening(port) and _status(f"http://127.0.0.1:{port}/health") == 200:
-                break
-            time.sleep(0.05)
+    # on a port the server picks and says once it listens (s40g: a port picked for it could be taken first, and
+    # 600 tries 50 ms apart ran out on a slow host, the client then asking no server)
+    with Serving(*server) as srv:
         out = tmp_path / "out.jsonl"
-        r = _shim(tmp_path, "python3", "-m", fields.SGLANG_CLIENT_MODULE, "--backend", "sglang", "--port", str(port),
-                  "--model", "m", "--dataset-name", "random", "--num-prompts", "2", "--random-input-len", "8",
-                  "--random-output-len", "2", "--output-file", str(out))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        r = _shim(tmp_path, "python3", "-m", fields.SGLANG_CLIENT_MODULE, "--backend", "sglang", "--base-url",
+                  srv.url, "--model", "m", "--dataset-name", "random", "--num-prompts", "2", "--random-input-len",
+                  "8", "--random-output-len", "2", "--output-file", str(out))
     if ok:
         assert r.returncode == 0 and json.loads(out.read_text())["completed"] == 2, r.stderr
     else:
         assert r.returncode == 1 and "Warmup failed" in r.stderr and "404" in r.stderr, r.stderr
         assert not out.exists()
-
-
-def _listening(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0

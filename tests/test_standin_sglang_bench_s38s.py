@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -64,12 +63,6 @@ def test_a_script_whose_client_is_sglang_bench_serving_rehearses_and_its_line_in
     assert _ingest(db, work / "results").returncode == 0
     (stored,) = [rec for rec in _show(db) if not rec["evals"]]
     assert stored["rehearsal"] is True and stored["conc"] == conc and stored["status"] == "success", stored
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

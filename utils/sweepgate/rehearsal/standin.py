@@ -1115,7 +1115,8 @@ def shim(name: str, argv: list[str]) -> int:
         return 0
     if name == "vllm":
         if argv[:1] == ["serve"]:
-            port = _port(argv, "--port", name) or 8000
+            port = _port(argv, "--port", name)
+            port = 8000 if port is None else port  # vLLM's default; 0, as given: a port the system picks
             model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
             # Loopback only, whatever --host says: a rehearsal serves nobody else.
             return serve("127.0.0.1", port, model, 5.0, VLLM)
