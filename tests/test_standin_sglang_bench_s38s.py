@@ -58,8 +58,11 @@ def test_a_script_whose_client_is_sglang_bench_serving_rehearses_and_its_line_in
     assert doc["completed"] == 2 * conc and doc["max_concurrency"] == conc and doc["backend"] == "sglang"
     assert doc["random_input_len"] == SGLANG_ROW["isl"] and doc["dataset_name"] == "random"
     assert len(doc["ttfts"]) == 2 * conc and doc["errors"] == [""] * (2 * conc)
-    # the requests, and the warm-up request before them, reached the stand-in server's native route
-    assert (work / "results/server.log").read_text().count("POST /generate") == 2 * conc + 1
+    # the requests, and the warm-up request before them, reached the stand-in server's native route; --flush-cache
+    # flushed its cache once (s40g), and the line holds the server's settings, as SGLang's client writes them
+    log = (work / "results/server.log").read_text()
+    assert log.count("POST /generate") == 2 * conc + 1 and log.count("POST /flush_cache") == 1, log
+    assert (doc["server_info"]["model_path"], doc["server_info"]["version"]) == (SGLANG_ROW["model"], "stand-in")
     assert _ingest(db, work / "results").returncode == 0
     (stored,) = [rec for rec in _show(db) if not rec["evals"]]
     assert stored["rehearsal"] is True and stored["conc"] == conc and stored["status"] == "success", stored

@@ -10,7 +10,7 @@ unmodified without vLLM, LMCache, Mooncake or AIPerf.
 
 The server answers the routes of the engine it stands in for (ENGINE_ROUTES: vLLM's,
 SGLang's), of GET /health, /healthcheck, /ping, /version, /metrics, /v1/models,
-/get_model_info, /health_generate, /flush_cache and POST /v1/completions,
+/get_model_info, /get_server_info, /health_generate, /flush_cache and POST /v1/completions,
 /v1/chat/completions (with "stream": true as server-sent events), SGLang's
 /generate, /flush_cache, /ping; LMCache's, Mooncake's and `serve`'s answer them
 all. Shim calls are appended as JSON lines to $SWEEPGATE_REHEARSE_LOG.
@@ -109,9 +109,17 @@ ENGINE_ROUTES = {
     VLLM: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/ping"), ("POST", "/ping"), ("GET", "/version"),
                            METRICS_ROUTE},
     SGLANG: OPENAI_ROUTES | {("GET", "/health"), ("GET", "/health_generate"), ("GET", "/get_model_info"),
-                             ("GET", "/flush_cache"), ("POST", "/flush_cache"), ("POST", "/generate")},
+                             ("GET", "/get_server_info"), ("GET", "/flush_cache"), ("POST", "/flush_cache"),
+                             ("POST", "/generate")},
 }
 SGLANG_METRICS_FLAG = "--enable-metrics"
+STANDIN_VERSION = "stand-in"  # the version GET /version and /get_server_info answer
+MAX_MODEL_LEN = 1048576  # the context the stand-in's model takes (/v1/models, /get_server_info)
+# SGLang's GET /get_server_info, as its server answers it: its settings (its server args; the stand-in's model_path,
+# tokenizer_path, served_model_name, host and port), the scheduler's limits, each data-parallel rank's internal
+# state and the version. Behind a prefill/decode router: {"internal_states": the decode workers', "prefill": [each
+# worker's], "decode": [...]} (FakeServer.server_info).
+PD_ROLES = ("prefill", "decode")
 ENGINE_NAMES = {VLLM: "vLLM", SGLANG: "SGLang"}
 
 
@@ -190,7 +198,9 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/flush_cache":
             self._text("Cache flushed.\n")
         elif path == "/version":
-            self._json(200, {"version": "stand-in"})
+            self._json(200, {"version": STANDIN_VERSION})
+        elif path == "/get_server_info":
+            self._json(200, self.server.server_info())
         elif path == "/get_model_info":
             self._json(200, {"model_path": self.server.model, "tokenizer_path": self.server.model,
                              "is_generation": True})
@@ -204,7 +214,7 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/v1/models":
             self._json(200, {"object": "list", "data": [
                 {"id": self.server.model, "object": "model", "created": int(self.server.started),
-                 "owned_by": "sweepgate-fakeserver", "max_model_len": 1048576}]})
+                 "owned_by": "sweepgate-fakeserver", "max_model_len": MAX_MODEL_LEN}]})
         else:
             self._error(404, f"no route for GET {path}")
 
@@ -347,9 +357,14 @@ class FakeServer(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 512  # multi-node rows open hundreds of connections at once
 
-    def __init__(self, address, model: str, delay_ms: float, engine: str | None = None, metrics: bool = False):
+    def __init__(self, address, model: str, delay_ms: float, engine: str | None = None, metrics: bool = False,
+                 args: dict | None = None, workers: dict[str, list[str]] | None = None):
         super().__init__(address, Handler)
         self.model = model
+        # the server's settings /get_server_info states (its model path, unless given, the model)
+        self.args = {"model_path": model, "tokenizer_path": model, "served_model_name": model, "host": address[0],
+                     "port": self.server_address[1], **(args or {})}
+        self.workers = workers or {}  # a router's: {"prefill": [URL...], "decode": [URL...]}
         self.delay = delay_ms / 1000.0
         self.lock = threading.Lock()
         self.requests = 0
@@ -357,18 +372,30 @@ class FakeServer(ThreadingHTTPServer):
         self.engine = engine  # ENGINE_ROUTES' key, None: every route
         self.routes = None if engine is None else ENGINE_ROUTES[engine] | ({METRICS_ROUTE} if metrics else set())
 
+    def server_info(self) -> dict:
+        """GET /get_server_info's answer: a router's asks each of its workers for theirs."""
+        if self.workers:
+            infos = {role: [info for url in self.workers.get(role, []) if (info := _get_json(url, "/get_server_info"))
+                            is not None] for role in PD_ROLES}
+            states = [s for info in infos["decode"] for s in info.get("internal_states") or []]
+            return {"internal_states": states, **infos}
+        return {**self.args, "max_total_num_tokens": MAX_MODEL_LEN, "max_req_input_len": MAX_MODEL_LEN,
+                "internal_states": [{**self.args, "last_gen_throughput": 0.0}], "version": STANDIN_VERSION}
+
 
 def make_server(host: str = "127.0.0.1", port: int = 0, model: str = "fake-model",
-                delay_ms: float = 0.0, engine: str | None = None, metrics: bool = False) -> FakeServer:
+                delay_ms: float = 0.0, engine: str | None = None, metrics: bool = False, args: dict | None = None,
+                workers: dict[str, list[str]] | None = None) -> FakeServer:
     """A server bound to (host, port) answering ``engine``'s routes (ENGINE_ROUTES; None: all, ``metrics``: with
-    /metrics too); call serve_forever() (tests use port 0)."""
-    return FakeServer((host, port), model, delay_ms, engine, metrics)
+    /metrics too), stating ``args`` (its settings) and, a router, its ``workers``' in /get_server_info; call
+    serve_forever() (tests use port 0)."""
+    return FakeServer((host, port), model, delay_ms, engine, metrics, args, workers)
 
 
 def serve(host: str, port: int, model: str, delay_ms: float, engine: str | None = None,
-          metrics: bool = False) -> int:
+          metrics: bool = False, args: dict | None = None, workers: dict[str, list[str]] | None = None) -> int:
     try:
-        server = make_server(host, port, model, delay_ms, engine, metrics)
+        server = make_server(host, port, model, delay_ms, engine, metrics, args, workers)
     except OSError as exc:
         print(f"fakeserver: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1
@@ -636,6 +663,7 @@ def sglang_bench_serving(argv: list[str]) -> int:
         print(f"{SGLANG_CLIENT_MODULE} (fake): Warmup failed - no warm-up request to {base + route} succeeded: "
               f"{failed}", file=sys.stderr)
         return 1
+    _flush_cache(args, base)
     offsets = send_offsets(len(requests), args.request_rate, args.seed)
     results = send_all(base + route, requests, min(args.max_concurrency or len(requests), len(requests), SGLANG_POOL),
                        offsets)
@@ -643,7 +671,7 @@ def sglang_bench_serving(argv: list[str]) -> int:
         print(f"{SGLANG_CLIENT_MODULE} (fake): All requests failed ({len(requests)} to {base + route}), so no line "
               f"is written: {results[0]['error']}", file=sys.stderr)
         return 1
-    line = _sglang_line(args, _server_info(base, model), lengths, results)
+    line = _sglang_line(args, _get_json(base, "/get_server_info"), lengths, results)
     path = args.output_file or (f"{args.backend}_{time.strftime('%m%d')}_{args.num_prompts}_"
                                 + (f"{args.random_input_len}_{args.random_output_len}.jsonl"
                                    if args.dataset_name.startswith("random") else "sharegpt.jsonl"))
@@ -765,35 +793,58 @@ def send_all(url: str, payloads: list[dict], workers: int, offsets: list[float] 
     return results
 
 
+def _get_json(base: str, path: str) -> dict | None:
+    """The JSON object a GET of ``base + path`` answers with status 200 (through no proxy); None for any other
+    answer, or none."""
+    import urllib.request
+
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(base + path, timeout=60) as r:
+            doc = json.loads(r.read())
+    except (OSError, ValueError):  # urllib's HTTPError (a 404) is an OSError
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
 def _served_model(base: str) -> str | None:
     """The first model GET /v1/models names (bench_serving asks it when no --model is given)."""
-    import urllib.request
+    models = (_get_json(base, "/v1/models") or {}).get("data")
+    return models[0].get("id") if isinstance(models, list) and models and isinstance(models[0], dict) else None
 
-    try:
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(base + "/v1/models", timeout=10) as r:
-            models = json.loads(r.read()).get("data") or []
-    except (OSError, ValueError, AttributeError):
+
+def _accept_length(backend: str, info: dict | None):
+    """bench_serving's accept_length: with an SGLang backend, the server's (behind a router, its first decode
+    worker's) first internal state's avg_spec_accept_length; else, or where it states none, None."""
+    if "sglang" not in backend or info is None:
         return None
-    return models[0].get("id") if models and isinstance(models[0], dict) else None
+    if isinstance(info.get("decode"), list) and info["decode"] and isinstance(info["decode"][0], dict):
+        info = info["decode"][0]
+    states = info.get("internal_states")
+    return states[0].get("avg_spec_accept_length") if isinstance(states, list) and states and isinstance(
+        states[0], dict) else None
 
 
-def _server_info(base: str, model: str) -> dict:
-    """The server's settings, as bench_serving reads them (GET /get_server_info): the stand-in's model."""
+def _flush_cache(args: argparse.Namespace, base: str) -> None:
+    """POST /flush_cache after the warm-up, as bench_serving does with --flush-cache (or an SGLang backend where
+    SGLANG_IS_IN_CI is true); like it, whatever the answer, the run goes on (a note says what it was)."""
+    in_ci = os.environ.get("SGLANG_IS_IN_CI", "false").lower() in ("true", "1")
+    if not (args.flush_cache or ("sglang" in args.backend and in_ci)):
+        return
     import urllib.request
 
+    request = urllib.request.Request(base + "/flush_cache", data=b"", method="POST")  # no body, as SGLang's
     try:
-        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(base + "/get_server_info",
-                                                                              timeout=10) as r:
-            info = json.loads(r.read())
-    except (OSError, ValueError):
-        info = None
-    return info if isinstance(info, dict) else {"model_path": model}
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=60).close()
+    except OSError as exc:  # urllib's HTTPError (a 404) is one
+        print(f"{SGLANG_CLIENT_MODULE} (fake): POST {base}/flush_cache: {exc}; the run goes on, as SGLang's does",
+              file=sys.stderr)
 
 
-def _sglang_line(args: argparse.Namespace, server_info: dict, lengths: list[tuple[int, int]],
+def _sglang_line(args: argparse.Namespace, server_info: dict | None, lengths: list[tuple[int, int]],
                  results: list[dict]) -> dict:
-    """bench_serving's line: the setup, the server's settings, then the run's figures (latencies in ms), and with
-    --output-details each request's (seconds)."""
+    """bench_serving's line: the setup, the server's settings (GET /get_server_info's answer; null where it
+    answered none, a vLLM server's 404), then the run's figures (latencies in ms), and with --output-details each
+    request's (seconds)."""
     import statistics
 
     *results, run = results
@@ -820,7 +871,8 @@ def _sglang_line(args: argparse.Namespace, server_info: dict, lengths: list[tupl
         line[f"median_{name}_ms"] = statistics.median(values) if values else 0.0
         line[f"std_{name}_ms"] = statistics.pstdev(values) if values else 0.0
         line.update({f"p{q}_{name}_ms": _pct(values, q) for q in tails})
-    line.update({"concurrency": sum(r["e2el"] for r in done) / duration, "accept_length": None,
+    line.update({"concurrency": sum(r["e2el"] for r in done) / duration,
+                 "accept_length": _accept_length(args.backend, server_info),
                  "max_output_tokens_per_s": n_out / duration, "max_concurrent_requests": run["workers"]})
     if args.output_details:
         line.update({"input_lens": [n[0] for n in lengths], "output_lens": [r.get("tokens", 0) for r in results],
@@ -1068,19 +1120,24 @@ def python_module(module: str, argv: list[str]) -> int:
     if port is None:
         print(f"{tool} (fake): needs --port", file=sys.stderr)
         return 2
-    if module == SGLANG_SERVER_MODULE:
-        return serve("127.0.0.1", port, option_value(argv, "--served-model-name") or "fake-model", 5.0, SGLANG,
-                     metrics=SGLANG_METRICS_FLAG in argv)
+    if module == SGLANG_SERVER_MODULE:  # its model path is --model-path (or --model); its name that, or an alias
+        path = option_value(argv, "--model-path") or option_value(argv, "--model") or "fake-model"
+        served = option_value(argv, "--served-model-name") or path
+        args = {"model_path": path, "tokenizer_path": option_value(argv, "--tokenizer-path") or path,
+                "served_model_name": served, "host": option_value(argv, "--host") or "127.0.0.1"}
+        return serve("127.0.0.1", port, served, 5.0, SGLANG, metrics=SGLANG_METRICS_FLAG in argv, args=args)
     if module == VLLM_SERVER_MODULE:  # vLLM's server module, as `vllm serve`
         model = option_value(argv, "--served-model-name") or option_value(argv, "--model") or "fake-model"
         return serve("127.0.0.1", port, model, 5.0, VLLM)
     if module == SGLANG_ROUTER_MODULE:
-        workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--prefill", "--decode")]
+        roles = {role: [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == f"--{role}"] for role in PD_ROLES}
+        workers = [url for role in PD_ROLES for url in roles[role]]
         down = [url for url in workers if not _healthy(url)]
         if not workers or down:
             print(f"{tool} (fake): workers not healthy: {down or 'none given'}", file=sys.stderr)
             return 1
-        return serve("127.0.0.1", port, "router", 0.0, SGLANG)
+        return serve("127.0.0.1", port, "router", 0.0, SGLANG, workers={r: [_base_url(u) for u in roles[r]]
+                                                                          for r in PD_ROLES})
     print(f"{tool} (fake): unknown module", file=sys.stderr)
     return 127
 
