@@ -11,7 +11,8 @@ runs unchanged otherwise: ``$?``, ``$_`` and ``PIPESTATUS`` are kept, the trap w
 output, `set -x` traces none of it (on stderr or at ``BASH_XTRACEFD``), a `set -e` script is not stopped
 by it, and what `set -T` would change is not: a DEBUG or RETURN handler of the script's own runs where
 plain bash runs it (`set -T` is off while a RETURN trap is set, and for a command that may set one or a
-DEBUG trap: a `trap` whose signal words name neither keeps it on),
+DEBUG trap, a `trap` run through a variable too, `$cmd ... RETURN` with cmd=trap: a `trap` whose signal
+words name neither keeps it on),
 `$-`, `$SHELLOPTS`, `set -o`, `shopt -o` and `[[ -o functrace ]]` show no functrace unless the script set it
 itself (then it is the script's; a function's `local -` putting back options saved with the rehearsal's `set -T`
 is not the script setting it). What the script sees is a function (``_sweepgate_at``) and variables named
@@ -80,8 +81,8 @@ _SHOWS = f"@(*trap*|{_READS})"
 _HANDLER = ("TRAP+([[:space:]])?(--+([[:space:]]))"  # then one word: unquoted, '...' or "..."
             "@(+([![:space:]\\\"\\\\\\'])|\\'*([!\\'])\\'|\\\"*([!\\\"\\\\]|\\\\?)\\\")")
 _SIGNAL = "+([[:space:]])+([[:alnum:]_+-])"
-_SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDLER}+({_SIGNAL})*([[:space:]])"
-                f" && ${{BASH_COMMAND^^}} != {_HANDLER}*({_SIGNAL})+([[:space:]])?(SIG)@(DEBUG|RETURN)"
+_SETS_OTHERS = (f"$_sweepgate_c != @({_READS}) && ${{_sweepgate_c^^}} == {_HANDLER}+({_SIGNAL})*([[:space:]])"
+                f" && ${{_sweepgate_c^^}} != {_HANDLER}*({_SIGNAL})+([[:space:]])?(SIG)@(DEBUG|RETURN)"
                 f"*({_SIGNAL})*([[:space:]])")
 
 # The trap's work, a function of the BASH_ENV file: parsed once (a trap's string is parsed each time it
@@ -103,8 +104,17 @@ _SETS_OTHERS = (f"$BASH_COMMAND != @({_READS}) && ${{BASH_COMMAND^^}} == {_HANDL
 # handler replaces the rehearsal's, so where its shell is is unknown from then on. In a subshell its record
 # also holds how many commands the script's shell had written, the function and the command
 # (`${FUNCNAME[1]}`: [0] is this function's).
+# The command is read as ``_sweepgate_c``: its text, or `trap TEXT` where its first word is a variable ($NAME,
+# ${NAME}, "$NAME") whose value is `trap` or `builtin` (`cmd=trap; $cmd 'rm -rf "$d"' RETURN`), a `trap` all the same.
 # Each command succeeds: a DEBUG trap's failing one stops a `set -e` script.
 _FUNCTION = """LOCALWORDS_sweepgate_at() {
+  _sweepgate_c=$BASH_COMMAND
+  if [[ $_sweepgate_c == ?(\\\")\\$?(\\{)[[:alpha:]_]* ]]; then
+    _sweepgate_c=${_sweepgate_c#\\\"}; _sweepgate_c=${_sweepgate_c#?}; _sweepgate_c=${_sweepgate_c#\\{}
+    _sweepgate_c=${_sweepgate_c%%[!A-Za-z0-9_]*}
+    [[ ${!_sweepgate_c-} == @(trap|builtin)?([[:space:]]*) ]] && _sweepgate_c="trap $BASH_COMMAND" ||
+      _sweepgate_c=$BASH_COMMAND
+  fi
   if [[ $BASHPID == "$$" ]]; then
     if [[ ${BASH_SOURCE[1]} == "${BASH_SOURCE[-1]}" ]]; then
       _sweepgate_n=$((${_sweepgate_n:-0} + 1)); builtin printf '%s\\0' "$_sweepgate_n" STACK 1<>WHERE || :
@@ -119,14 +129,14 @@ _FUNCTION = """LOCALWORDS_sweepgate_at() {
   done
   [[ ${_sweepgate_T--} == - || $BASH_COMMAND != LOCALOPTS ]] || ! _sweepgate_lo "$BASH_COMMAND" ||
     _sweepgate_lm+=("${#FUNCNAME[@]}")
-  [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $BASH_COMMAND != SHOWS || OTHERS ) ]] || {
+  [[ ${_sweepgate_T--} == - || $_sweepgate_T == T && $- == *T* && ( $_sweepgate_c != SHOWS || OTHERS ) ]] || {
     builtin local is=; [[ $- != *T* ]] || is=T
     if [[ $is != "$_sweepgate_T" ]]; then _sweepgate_T=-
-    elif [[ $BASH_COMMAND == SHOWS && ! ( OTHERS ) ]]; then [[ -z $_sweepgate_T ]] || { builtin set +T; _sweepgate_T=; }
+    elif [[ $_sweepgate_c == SHOWS && ! ( OTHERS ) ]]; then [[ -z $_sweepgate_T ]] || { builtin set +T; _sweepgate_T=; }
     else _sweepgate_want=T _sweepgate_last=$2; fi
   }
-  [[ $BASHPID != "$$" || $BASH_COMMAND != trap[[:space:]]* || $BASH_COMMAND == *[[:space:]]-[lp]* ||
-     ${BASH_COMMAND^^} != *@(DEBUG|RETURN)* || OTHERS ]] ||
+  [[ $BASHPID != "$$" || $_sweepgate_c != trap[[:space:]]* || $_sweepgate_c == *[[:space:]]-[lp]* ||
+     ${_sweepgate_c^^} != *@(DEBUG|RETURN)* || OTHERS ]] ||
     builtin printf '%s\\0' "${_sweepgate_n:-0}" 0 0 1<>WHERE || :
   _sweepgate_xfd=; return 0
 }
