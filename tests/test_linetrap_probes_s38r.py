@@ -21,10 +21,10 @@ import pytest
 
 from test_linetrap_unchanged_s38g import _same
 from test_rehearse_lines_s37b import _at, _rehearse
-from test_rehearse_lines_s38e import _left
+from test_rehearse_lines_s38e import _left, sleeping
 
-LEFT_AFTER_TRAP = ("echo go\nbash -c true\n{trap}\ncleanup_logs() {{ :; }}\n( while :; do sleep 0.2; done ) &\n"
-                   "sleep 0.3\n")
+LEFT_AFTER_TRAP = ("echo go\nbash -c true\n{trap}\ncleanup_logs() {{ :; }}\n( while :; do sleep 302; done ) &\n"
+                   + sleeping())  # no braces in it: .format leaves it as it is
 
 
 @pytest.mark.parametrize("trap", ["trap cleanup_logs EXIT", "trap cleanup_debug EXIT",

@@ -20,6 +20,14 @@ from test_rehearse_lines_s37b import _at, _rehearse  # noqa: E402
 LEFT = "the script left running: "
 
 
+def sleeping(n: int = 1) -> str:
+    """A script's last line: wait until ``n`` `sleep` programs run in its session (the rehearsal starts the script in
+    one of its own), so what it leaves running is all there as it ends, however slow the host. A fixed `sleep 0.3`
+    was a clock: on a loaded host a background job had not yet started its `sleep` (it was left as `bash` alone), and
+    a `while :; do sleep 0.2; done` loop was between two sleeps (s40g)."""
+    return f"until (( $(pgrep -c -s 0 -x sleep) >= {n} )); do sleep 0.05; done\n"
+
+
 def _left(lines: list[str], rel: str) -> list[tuple[str, list[str]]]:
     """Each left-running problem: where it stands, and the programs it names (sorted, without their PIDs)."""
     out = []
@@ -32,32 +40,32 @@ def _left(lines: list[str], rel: str) -> list[tuple[str, list[str]]]:
 
 
 def test_a_function_started_in_the_background_stands_at_the_line_that_started_it(tmp_path):
-    text = "echo go\nwatch() {\n  sleep 300\n}\nwatch &\nsleep 0.3\n"
+    text = "echo go\nwatch() {\n  sleep 300\n}\nwatch &\n" + sleeping()
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:5", ["bash", "sleep"])], lines
 
 
 def test_a_one_line_function_started_in_the_background_stands_at_its_call(tmp_path):
-    text = "echo go\nwatch() { sleep 300; }\nbash -c true\nwatch --all \\\n  --day &\nsleep 0.3\n"
+    text = "echo go\nwatch() { sleep 300; }\nbash -c true\nwatch --all \\\n  --day &\n" + sleeping()
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:4", ["bash", "sleep"])], lines
 
 
 def test_a_subshell_started_inside_a_function_stands_at_its_line_there(tmp_path):
-    text = "echo go\nstart() {\n  ( sleep 300; echo done ) &\n}\nstart\nsleep 0.3\n"
+    text = "echo go\nstart() {\n  ( sleep 300; echo done ) &\n}\nstart\n" + sleeping()
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
 
 
 def test_a_brace_group_in_the_background_stands_at_its_line(tmp_path):
-    text = "echo go\nwatch() { sleep 300; }\n{ watch; echo done; } &\nsleep 0.3\n"
+    text = "echo go\nwatch() { sleep 300; }\n{ watch; echo done; } &\n" + sleeping()
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
 
 
 def test_several_processes_left_running_each_stand_at_the_line_that_started_it(tmp_path):
-    text = ("echo go\nbash -c true\nwatch() {\n  sleep 301\n}\n( while :; do sleep 0.2; done ) &\n"
-            "sleep 300 &\nwatch &\nsleep 0.5\n")
+    text = ("echo go\nbash -c true\nwatch() {\n  sleep 301\n}\n( while :; do sleep 302; done ) &\n"
+            "sleep 300 &\nwatch &\n" + sleeping(3))
     lines, rel, _ = _rehearse(tmp_path, text)
     got = sorted(_left(lines, rel))
     assert [at for at, _ in got] == [f"{rel}:6", f"{rel}:7", f"{rel}:8"], lines
@@ -131,7 +139,7 @@ def test_a_timeout_beside_a_subshell_in_the_background_stands_at_the_scripts_own
 
 
 def test_a_subshell_over_lines_left_running_stands_at_its_opening_line(tmp_path):
-    text = "echo go\nbash -c true\n(\n  while :; do sleep 0.2; done\n) &\nsleep 0.3\n"
+    text = "echo go\nbash -c true\n(\n  while :; do sleep 302; done\n) &\n" + sleeping()
     lines, rel, _ = _rehearse(tmp_path, text)
     assert _left(lines, rel) == [(f"{rel}:3", ["bash", "sleep"])], lines
 
