@@ -170,7 +170,9 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
 
 class _Tally:
     """What the artifacts read so far hold of the compared run's ``points`` (``compare.baseline_of`` keys): each
-    one's runs from before ``before`` (all, without it), and of that time or later."""
+    one's runs from before ``before`` (all, without it), and of that time or later; a run counts where its job at
+    the point succeeded, as the store's look-up counts runs (``succeeded=True``): the baseline leaves a failed job
+    out (``compare.baseline_window``), so it takes no place among the runs read for it."""
 
     def __init__(self, points: list, before: R.Past | None):
         self.before = before
@@ -179,11 +181,11 @@ class _Tally:
         self.measured: set[tuple] = set()  # a job measured them before ``before`` (``compare.covered``)
 
     def add(self, records: list[dict]) -> None:
-        from sweepgate.results.compare import baseline_of, covered
+        from sweepgate.results.compare import baseline_of, covered, job_failed
 
         for rec in records:
             pt = baseline_of(rec)
-            if pt not in self.earlier:
+            if pt not in self.earlier or job_failed(rec):
                 continue
             if self.before is None or R.before(rec, self.before):
                 self.earlier[pt].add(str(rec.get(R.RUN_ID)))
