@@ -39,9 +39,12 @@ GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.b
 # after the one before (a monitor of its own: one time for the round), which line is which GPU's not written. A
 # step from one row to the next over ROUND_PAUSE times the rows' lower median step is a pause between rounds;
 # rounds they are when there are two pauses or more, at least one every MAX_ROUND steps (a node's GPUs, with room),
-# so one GPU's samples that stalled now and then (a 20 Hz monitor's) stay one GPU's.
+# so one GPU's samples that stalled now and then (a 20 Hz monitor's) stay one GPU's. Rounds whose lines each share
+# one time written with no fraction of a second (FRACTION: `date '+%F %T'`, `date +%s`) prove nothing: one GPU
+# sampled faster than its clock reads writes them too (a TP1 job's 4 Hz loop), so they stay one GPU's (s40x).
 ROUND_PAUSE = 10
 MAX_ROUND = 32
+FRACTION = re.compile(r"\d[.,]\d")  # a time's fraction of a second: 09:15:47.824, 1735725600.25 (dates have none)
 # rocm-smi's draw of an MI200's second die (MI250, MI250X: two GCDs a package): only the primary die reads the
 # package's power, both dies' (rocm_smi.py's showPower prints this cell, the primary's the total)
 SECONDARY_DIE = re.compile(r"n/a\s*\(secondary die\)", re.IGNORECASE)
@@ -241,8 +244,8 @@ def _read(rows: list[list[str]], path: str, ts: int, power: int, gpu: int | None
 
 
 def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | None:
-    """The timed rows (line, epoch seconds) in the rounds they come in, or None for rows that are one GPU's
-    (``ROUND_PAUSE``)."""
+    """The timed rows (line, epoch seconds) in the rounds they come in, or None for rows that are one GPU's, or
+    may be (``ROUND_PAUSE``, ``FRACTION``)."""
     timed = [(line, when) for line, row in enumerate(rows[1:], 2)
              if len(row) > ts and (when := parse_time(row[ts])) is not None]
     steps = [b - a for (_, a), (_, b) in zip(timed, timed[1:])]
@@ -253,7 +256,11 @@ def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | N
     if len(pauses) < 2 or len(pauses) * MAX_ROUND < len(steps):
         return None
     cuts = [0, *(i + 1 for i in pauses), len(timed)]
-    return [timed[a:b] for a, b in zip(cuts, cuts[1:])]
+    rounds = [timed[a:b] for a, b in zip(cuts, cuts[1:])]
+    if (all(r[0][1] == r[-1][1] for r in rounds)
+            and not any(FRACTION.search(rows[line - 1][ts]) for line, _ in timed)):
+        return None  # each round one tick of a clock read to the second: as likely one GPU's (FRACTION)
+    return rounds
 
 
 def _interleaved(path: str, rounds: list[list[tuple[int, float]]]):
