@@ -121,7 +121,8 @@ def load_records(args) -> tuple[list[dict], list[dict]]:
         found = source.records_from_artifacts(repository, token, source.branch_of(args.baseline_ref),
                                               args.window, points=sorted({baseline_of(r) for r in pr}, key=str),
                                               api_url=args.github_api_url, before=store_adapter.past_of(pr),
-                                              read=read, passed_over=passed_over)
+                                              read=read, passed_over=passed_over,
+                                              rehearsals=store_adapter.is_rehearsal(pr))
         if passed_over:
             _passed_over_runs(args, repository, passed_over)
         if not found:

@@ -347,6 +347,13 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     return out
 
 
+def measured_runs(records: list[dict], evals: bool = False) -> dict[tuple, int]:
+    """How many runs of each point ``baseline_window`` can take of ``records`` (``evals``: eval records): a run
+    of a failed job none, each measurement once (``_once_each``: ``ci reuse``'s copies, one output stored as
+    several runs). How far back the baseline artifacts are read (``source._Tally``)."""
+    return {pt: len(recs) for pt, recs in baseline_window(records, len(records), evals).items()}
+
+
 @dataclass
 class Echoed:
     """A point whose baseline held one output (its file's bytes, ``R.output_measured``) stored as several runs:

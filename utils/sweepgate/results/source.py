@@ -125,7 +125,8 @@ def _documents(text: str) -> list:
 def records_from_artifacts(repository: str, token: str, branch: str, runs: int, *, points: list | None = None,
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
                            workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
-                           read: list | None = None, passed_over: dict | None = None) -> list[dict]:
+                           read: list | None = None, passed_over: dict | None = None,
+                           rehearsals: bool = False) -> list[dict]:
     """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.baseline_of`` keys: a point's throughput or its
     eval scores), of as many as it takes for each to appear in ``runs`` of them (a sweep runs only the keys its
@@ -137,12 +138,14 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     ``runs`` of them (at most MAX_ARTIFACT_RUNS more), as the baseline takes its first runs from then.
     So how many runs happened since the compared run does not matter. ``read`` gets the run id of each
     artifact read, in the order read; ``passed_over`` each run the API listed that is no such run (run id ->
-    what of it differs, ``github.download_run_artifacts``), whose artifact is not read."""
+    what of it differs, ``github.download_run_artifacts``), whose artifact is not read. A point appears in a run
+    as the baseline counts it (``_Tally``): not by a failed job, a copy of a result already read, or, unless
+    ``rehearsals`` (the compared run is a rehearsal), a rehearsal."""
     from sweepgate.core import github
     from sweepgate.core.branch_history import BranchHistory
 
     out: list[dict] = []
-    tally = _Tally(points or [], before)
+    tally = _Tally(points or [], before, rehearsals)
 
     def reader(done):
         def enough(folder) -> bool:
@@ -170,37 +173,49 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
 
 class _Tally:
     """What the artifacts read so far hold of the compared run's ``points`` (``compare.baseline_of`` keys): each
-    one's runs from before ``before`` (all, without it), and of that time or later; a run counts where its job at
-    the point succeeded, as the store's look-up counts runs (``succeeded=True``): the baseline leaves a failed job
-    out (``compare.baseline_window``), so it takes no place among the runs read for it."""
+    one's runs from before ``before`` (all, without it), and of that time or later, counted as the baseline counts
+    them (``compare.measured_runs``), so that reading stops where the store's look-up (``store_adapter``) stops: a
+    run counts where its job at the point succeeded (the store's ``succeeded=True``), and each measurement once
+    (``R.measurement_of``): ``ci reuse``'s copies of an older run's result, and one output stored under several run
+    ids, take no place among the runs read for it, as the store reads a run more for each. A rehearsal's records
+    count only towards a rehearsal's baseline (``rehearsals``), as the baseline and the store leave them out of
+    any other's (``store_adapter.baseline_of_files``)."""
 
-    def __init__(self, points: list, before: R.Past | None):
-        self.before = before
-        self.earlier: dict[tuple, set] = {tuple(p): set() for p in points}
-        self.since: dict[tuple, set] = {tuple(p): set() for p in points}
+    def __init__(self, points: list, before: R.Past | None, rehearsals: bool = False):
+        self.before, self.rehearsals = before, rehearsals
+        self.earlier: dict[tuple, list[dict]] = {tuple(p): [] for p in points}
+        self.since: dict[tuple, list[dict]] = {tuple(p): [] for p in points}
         self.measured: set[tuple] = set()  # a job measured them before ``before`` (``compare.covered``)
+        self._counts: dict[tuple, int] = {}  # (id of earlier or since, point) -> its runs, until more come
 
     def add(self, records: list[dict]) -> None:
         from sweepgate.results.compare import baseline_of, covered, job_failed
 
+        records = [r for r in records if self.rehearsals or not r.get(R.REHEARSAL)]
         for rec in records:
             pt = baseline_of(rec)
             if pt not in self.earlier or job_failed(rec):
                 continue
-            if self.before is None or R.before(rec, self.before):
-                self.earlier[pt].add(str(rec.get(R.RUN_ID)))
-            else:
-                self.since[pt].add(str(rec.get(R.RUN_ID)))
+            runs_of = self.earlier if self.before is None or R.before(rec, self.before) else self.since
+            runs_of[pt].append(rec)
+            self._counts.pop((id(runs_of), pt), None)
         self.measured |= covered(records, self.before) & self.earlier.keys()
 
     def only_since(self) -> list[tuple]:
         """Those no job measured before ``before``: the baseline takes their first runs from then."""
         return [pt for pt in self.since if pt not in self.measured]
 
-    @staticmethod
-    def full(runs_of: dict[tuple, set], runs: int, points: list | None = None) -> bool:
+    def full(self, runs_of: dict[tuple, list[dict]], runs: int, points: list | None = None) -> bool:
         """Whether each of ``points`` (all of ``runs_of``) appears in ``runs`` runs of ``runs_of``."""
-        return all(len(runs_of[pt]) >= runs for pt in (runs_of if points is None else points))
+        return all(self._runs(runs_of, pt) >= runs for pt in (runs_of if points is None else points))
+
+    def _runs(self, runs_of: dict[tuple, list[dict]], pt: tuple) -> int:
+        from sweepgate.results.compare import measured_runs
+
+        key = (id(runs_of), pt)
+        if key not in self._counts:
+            self._counts[key] = measured_runs(runs_of[pt], pt[1]).get(pt[0], 0)
+        return self._counts[key]
 
 
 def _created_bound(before: R.Past | None):

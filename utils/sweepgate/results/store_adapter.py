@@ -39,7 +39,7 @@ def from_store(url: str | None, run: str, baseline_ref: str | None, window: int,
         if not is_full_ref(baseline_ref):
             refs = st.refs()
             baseline_ref = stored_ref(baseline_ref, refs)
-        rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+        rehearsal = is_rehearsal(pr)
         # one more run than the window: the run itself may be on the baseline ref (compare drops it)
         points = [point_dict(r) for r in pr]
         past = past_of(pr)
@@ -71,7 +71,7 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
     if past is None:
         return []
     own = {str(r.get(R.RUN_ID)) for r in pr}
-    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    rehearsal = is_rehearsal(pr)
     with store.open_store(url, must_exist=True) as st:
         found = _baseline_runs(st, ref, [point_dict(r) for r in pr], window, include_rehearsals=rehearsal, after=past)
     return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(found, key=R.time_order)
@@ -91,11 +91,17 @@ def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: i
     if past is None or any(r.get(R.REF) != ref for r in pr):
         return []
     own, mine = {str(r.get(R.RUN_ID)) for r in pr}, {R.point_values(r) for r in pr}
-    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    rehearsal = is_rehearsal(pr)
     after = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))
              and str(r.get(R.RUN_ID)) not in own and R.point_values(r) in mine and not R.before(r, past)]
     firsts = [r for evals in (False, True) for recs in baseline_window(after, window, evals, past).values() for r in recs]
     return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(firsts, key=R.time_order)))
+
+
+def is_rehearsal(pr: list[dict]) -> bool:
+    """Whether the compared run ``pr`` is a rehearsal: only its baseline holds rehearsals' results (a rehearsal
+    never judges a GPU run)."""
+    return any(r.get(R.REHEARSAL) for r in pr)
 
 
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
@@ -170,7 +176,7 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     unchanged, and another PR's records counted as main's."""
     known = sorted({str(r[R.REF]) for r in records if r.get(R.REF)})
     ref = stored_ref(baseline_ref, known)
-    rehearsal = any(r.get(R.REHEARSAL) for r in pr)
+    rehearsal = is_rehearsal(pr)
     on_ref = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))]
     if not on_ref:  # a mistyped --baseline-ref is refused as the store refuses it (``shown``: the files)
         check_baseline_ref(ref, known, shown)
