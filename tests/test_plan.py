@@ -1106,17 +1106,18 @@ def test_gpu_hours_of_multi_node_rows_without_gpus_per_node_are_a_lower_bound(tm
     gb200, mi355x = p["by_runner"]["cluster:gb200-nv"], p["by_runner"]["mi355x-amds"]
     assert gb200["gpu_hours"] == pytest.approx(12 * 45 / 60)  # 1x4 prefill + 2x4 decode, by workers
     assert (gb200["lower_bound"], gb200["eval_lower_bound"]) == (True, gb200["eval_jobs"] > 0)
-    assert (mi355x["lower_bound"], mi355x["eval_lower_bound"]) == (False, False)  # single-node rows
+    # single-node rows on a bare label: their tp x pp GPUs, marked as a lower bound too (s40t; they were not)
+    assert (mi355x["lower_bound"], mi355x["eval_lower_bound"]) == (True, mi355x["eval_jobs"] > 0)
     assert p["lower_bound"] is True and p["by_bucket"]["multi_node/8k1k"]["lower_bound"] is True
-    assert p["by_bucket"]["single_node/8k1k"]["lower_bound"] is False
+    assert p["by_bucket"]["single_node/8k1k"]["lower_bound"] is True
     text = _plan_cli(root, *refs).stdout
     assert text.startswith(f"plan: {p['jobs']} benchmark jobs, ≥ {p['gpu_hours']:,.1f} GPU-hours"), text
     mi355x_hours = f"{mi355x['gpu_hours']:,.1f}"
-    assert "  cluster:gb200-nv: 1 job, ≥ 9.0 GPU-hours" in text and f"  mi355x-amds: 10 jobs, {mi355x_hours} GPU" in text
-    assert "≥: a lower bound; multi-node jobs on cluster:gb200-nv (no gpus-per-node in" in text
+    assert "  cluster:gb200-nv: 1 job, ≥ 9.0 GPU-hours" in text and f"  mi355x-amds: 10 jobs, ≥ {mi355x_hours} GPU" in text
+    assert "≥: a lower bound; jobs on cluster:gb200-nv, mi355x-amds (no gpus-per-node in" in text
     md = _plan_cli(root, *refs, "--markdown").stdout
-    assert "| cluster:gb200-nv | 1 | ≥ 9.0 | ≥ 9.0 |" in md and f"| mi355x-amds | 10 | {mi355x_hours} |" in md
-    assert "multi_node/8k1k: 1 row, ≥ " in md and "≥: a lower bound; multi-node jobs on cluster:gb200-nv" in md
+    assert "| cluster:gb200-nv | 1 | ≥ 9.0 | ≥ 9.0 |" in md and f"| mi355x-amds | 10 | ≥ {mi355x_hours} |" in md
+    assert "multi_node/8k1k: 1 row, ≥ " in md and "≥: a lower bound; jobs on cluster:gb200-nv, mi355x-amds" in md
     # with the facts, no mark
     exact = json.loads(_plan_cli(root, "--base-ref", r.base, "--head-ref", r.commit(
         {"configs/runners.yaml": RUNNERS}, "facts"), "--json").stdout)

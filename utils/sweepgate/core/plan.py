@@ -37,6 +37,7 @@ RULE_MISSING_SCRIPT = "missing-script"
 RULE_UNUSED_SCRIPT = "unused-script"
 RULE_BACKEND_UNKNOWN = "kv-backend-unknown"
 RULE_BACKEND_VERSION = "kv-backend-version"
+RULE_LOWER_BOUND = "gpu-hours-lower-bound"  # a label's GPU-hours count the GPUs its jobs use, not the nodes they hold
 
 
 def _selection(git, base_sha: str, head_sha: str, opts, matrix: dict, configs: dict):
@@ -425,6 +426,35 @@ def runtimeless_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[
             for label, backends in sorted(bare.items())]
 
 
+def uncounted_runners(base: RecipeSet, matrix: dict, costs: dict, head: RecipeSet) -> list[Diagnostic]:
+    """The labels whose GPU-hours ``cost`` marks as a lower bound (their jobs counted by the GPUs they use:
+    the head's configs/runners.yaml, which the plan reads, states no gpus-per-node for them), one finding
+    each at the label's entry there (its hardware entry, else its labels entry; the file at no line when it
+    lists neither), saying what to add. A label the base does not list (``unknown_runners``) or whose
+    multi-node rows have no hardware entry (``unplaced_runners``) has its own warning, whose fix comes first.
+    A note, not a warning: the jobs run all the same, only the plan's figure is short."""
+    from sweepgate.core.expand import is_multinode_row
+    from sweepgate.core.placement import hardware_of, runner_labels
+    from sweepgate.core.select import iter_rows
+
+    listed = runner_labels(base.runners)
+    multi_node = {str(row.get(F.RUNNER)) for _, row in iter_rows(matrix) if is_multinode_row(row)}
+    runners = head.runners if isinstance(head.runners, dict) else {}
+    out = []
+    for label, agg in costs["by_runner"].items():
+        if not (agg["lower_bound"] or agg["eval_lower_bound"]) or (listed and label not in listed):
+            continue
+        if label in multi_node and hardware_of(base.runners or {}, label) is None:
+            continue  # no-hardware-facts says it, with the fix that also mends this figure
+        entry = F.runner_entry(runners, label)
+        out.append(Diagnostic(
+            *(head.runners_place(entry) if entry else (F.RUNNERS_FILE, 0, 0)), RULE_LOWER_BOUND,
+            f"'{label}' states no {F.GPUS_PER_NODE} in {F.RUNNERS_FILE}: the plan counts its jobs by the GPUs they "
+            "use (tp × pp × pcp-size a worker), not the whole nodes they hold, so its GPU-hours are a lower bound (≥)",
+            F.add_hardware(label, [F.GPUS_PER_NODE]), severity="info"))
+    return out
+
+
 def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff], selected: dict[str, dict],
                      changed_files: list[str]) -> list[Diagnostic]:
     """The plan's rules, in report order."""
@@ -525,12 +555,12 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
 
 
 def counts_workers_only(row: dict, runners: dict | None = None) -> bool:
-    """Whether ``job_gpus`` counts a multi-node row by its workers' GPUs because its runner states no
-    gpus-per-node: the job holds whole nodes, so its GPU-hours are a lower bound."""
-    from sweepgate.core.expand import is_multinode_row
+    """Whether ``job_gpus`` counts a row by the GPUs its workers use (``row_gpus``: a single-node row's
+    tp x pp x pcp-size) because its runner states no gpus-per-node: the job holds whole nodes, so its
+    GPU-hours are a lower bound."""
     from sweepgate.core.placement import places_nodes
 
-    return is_multinode_row(row) and not places_nodes(row, runners)
+    return not places_nodes(row, runners)
 
 
 def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | None = None) -> tuple[float, bool]:
@@ -636,6 +666,7 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
                 + runtimeless_runners(base_set, matrix, head_set))
 
     costs = cost(matrix, minutes, head_set.runners if isinstance(head_set.runners, dict) else None)
+    warnings += uncounted_runners(base_set, matrix, costs, head_set)
     total = costs["total"]
     by_status: dict[str, list] = {status: [] for status in F.RECIPE_STATUSES}
     for d in diffs.values():

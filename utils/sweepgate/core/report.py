@@ -283,7 +283,7 @@ def truncate_markdown(text: str, limit: int, note: str, unit: str = "bytes") -> 
 
 
 def _hours(value: float, lower_bound: bool = False) -> str:
-    """'14.0', or '≥ 14.0' for GPU-hours that count some multi-node jobs by their workers' GPUs only."""
+    """'14.0', or '≥ 14.0' for GPU-hours that count some jobs by the GPUs they use, not the nodes they hold."""
     return f"{'≥ ' if lower_bound else ''}{value:,.1f}"
 
 
@@ -293,8 +293,8 @@ def _lower_bound_note(plan: dict) -> str:
               if agg.get("lower_bound") or agg.get("eval_lower_bound")]
     if not labels:
         return ""
-    return (f"≥: a lower bound; multi-node jobs on {', '.join(labels)} (no {F.GPUS_PER_NODE} in "
-            f"{F.RUNNERS_FILE}) are counted by their workers' GPUs, not the whole nodes they hold")
+    return (f"≥: a lower bound; jobs on {', '.join(labels)} (no {F.GPUS_PER_NODE} in {F.RUNNERS_FILE}) are "
+            "counted by the GPUs they use (tp × pp × pcp-size a worker), not the whole nodes they hold")
 
 
 def _estimated(total: float, estimated: float) -> str:
