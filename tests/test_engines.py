@@ -381,7 +381,8 @@ def test_a_problem_a_row_meets_once_per_concurrency_counts_once(monkeypatch, cap
     from sweepgate.engines import preflight as engine_preflight
     from sweepgate.rehearsal import record
 
-    row = {"exp-name": "dsr1_1k1k", "runner": "mi355x", "conc": [256, 512]}
+    # a label the repository's configs/runners.yaml lists (s40t: another is a warning of its own)
+    row = {"exp-name": "dsr1_1k1k", "runner": "cluster:mi355x-amds", "conc": [256, 512]}
     same = Diagnostic("benchmarks/lib/clients.sh", 9, 0, "engine-flag", "vllm 0.11.0 has no option --x", "fix")
     monkeypatch.setattr(cmd, "select_rows", lambda args, root: ([row], None))
     monkeypatch.setattr(cmd, "no_script", lambda *a: None)

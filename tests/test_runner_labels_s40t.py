@@ -109,3 +109,103 @@ def test_reused_single_node_jobs_on_a_label_without_gpus_per_node_save_at_least_
     placed = Found([("single_node/1k1k", row, "i")], {"i": [{}]}, minutes,
                    runners={F.HARDWARE: {"b300": {F.GPUS_PER_NODE: 8}}})
     assert not placed.lower_bound and placed.summary() == "reused 1 of 1 jobs (4 GPU-hours saved)"
+
+
+# --- 2. a runner label typo in rehearse and preflight -------------------------------------------
+
+TYPO = "cluster:b300-nvv"
+
+
+def _typo_repo(tmp_path: Path) -> tuple[Path, int, int]:
+    """The example benchmarks and configs, dsr1-fp8-b300-vllm's runner mistyped; (repo, line, col) of it."""
+    repo = tmp_path / "bench"
+    for part in ("benchmarks", "configs"):
+        shutil.copytree(ROOT / part, repo / part, symlinks=True)
+    path = repo / "configs" / "nvidia-master.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    start = lines.index("dsr1-fp8-b300-vllm:\n")
+    number = next(i for i in range(start, len(lines)) if lines[i].strip() == "runner: cluster:b300-nv")
+    lines[number] = lines[number].replace("cluster:b300-nv", TYPO)
+    path.write_text("".join(lines))
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo, number + 1, lines[number].index("runner") + 1
+
+
+def _sweepgate(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    env.update({"PYTHONPATH": str(ROOT / "utils"), "SWEEPGATE_REHEARSE_DURATION": "1"})
+    return subprocess.run([sys.executable, "-m", "sweepgate", *args], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _said(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if f"'{TYPO}'" in line]
+
+
+def _check_line(line: str, line_no: int, col: int) -> None:
+    assert line.startswith(f"configs/nvidia-master.yaml:{line_no}:{col}: warning: runner label '{TYPO}' is not in "
+                           "configs/runners.yaml: `ci split --runners` will refuse the sweep; did you mean "
+                           "'cluster:b300-nv'?"), line
+
+
+def test_rehearse_says_a_label_the_runners_file_does_not_list_at_the_config_s_runner_line(tmp_path):
+    repo, line_no, col = _typo_repo(tmp_path)
+    r = _sweepgate(repo, "rehearse", "--config-keys", "dsr1-fp8-b300-vllm", "--exp-name", "dsr1_1k1k",
+                   "--conc", "4", "--work-dir", str(tmp_path / "work"))
+    (line,) = _said(r.stderr)
+    _check_line(line, line_no, col)
+    assert r.returncode == 0 and "rehearse: OK" in r.stdout, r.stdout + r.stderr  # a warning, as in plan
+
+
+def test_rehearse_of_a_row_file_says_it_at_the_row(tmp_path):
+    repo, _, _ = _typo_repo(tmp_path)
+    rows = tmp_path / "rows.json"
+    r = _sweepgate(repo, "test-config", "--config-keys", "dsr1-fp8-b300-vllm")
+    data = json.loads(r.stdout)
+    rows.write_text(json.dumps(data, indent=1))
+    r = _sweepgate(repo, "rehearse", "--row-json", str(rows), "--exp-name", "dsr1_1k1k", "--conc", "4",
+                   "--work-dir", str(tmp_path / "work"))
+    (line,) = _said(r.stderr)
+    assert line.startswith(f"{rows}:") and ": warning: runner label 'cluster:b300-nvv' is not in" in line, line
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_preflight_says_it_once_at_the_config_s_runner_line(tmp_path):
+    repo, line_no, col = _typo_repo(tmp_path)
+    r = _sweepgate(repo, "preflight", "--config-keys", "dsr1-fp8-b300-vllm")
+    (line,) = _said(r.stderr)
+    _check_line(line, line_no, col)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _sweepgate(repo, "preflight", "--config-keys", "dsr1-fp8-b300-vllm", "--fail-on-warning")
+    assert r.returncode == 3 and len(_said(r.stderr)) == 1, r.stdout + r.stderr
+
+
+def test_preflight_of_a_change_holds_its_rows_against_the_base_s_labels_as_plan_does(tmp_path):
+    """With --base-ref/--head-ref the label is held against the base's file (`ci split --runners` reads main's),
+    said in plan's words at the head config's `runner:` line; plan says the same line."""
+    repo = tmp_path / "bench"
+    for part in ("benchmarks", "configs"):
+        shutil.copytree(ROOT / part, repo / part, symlinks=True)
+    shutil.copy(ROOT / "perf-changelog.yaml", repo / "perf-changelog.yaml")
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    _, line_no, col = _typo_repo(tmp_path / "typo")  # where the typo stands, in the same file
+    shutil.copy(tmp_path / "typo" / "bench" / "configs" / "nvidia-master.yaml", repo / "configs" / "nvidia-master.yaml")
+    with open(repo / "perf-changelog.yaml", "a") as f:
+        f.write("\n- config-keys:\n    - dsr1-fp8-b300-vllm\n  description:\n    - \"Move it\"\n"
+                "  pr-link: https://github.com/sweepgate/example-fleet/pull/99\n")
+    git("commit", "-q", "-am", "head")
+    r = _sweepgate(repo, "preflight", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    (line,) = _said(r.stderr)
+    assert line.startswith(f"configs/nvidia-master.yaml:{line_no}:{col}: warning: runner label '{TYPO}' is not in "
+                           "the base's configs/runners.yaml: `ci split --runners` will refuse the sweep; did you "
+                           "mean 'cluster:b300-nv'?"), line
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _sweepgate(repo, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    assert line in r.stderr.splitlines(), r.stderr

@@ -132,6 +132,8 @@ def run(args) -> int:
     chosen = selected_users(rows, revision)
     unsourced = no_library(rows, root)
     config_at = config_places(revision, chosen)
+    # a label configs/runners.yaml does not list: plan's warning, once a label; its rows are rehearsed all the same
+    warnings.update(dict.fromkeys(unknown_labels(rows, args, root, revision, chosen), 0))
     for row in rows:
         t0 = time.monotonic()
         missing = no_script(row, root, revision, chosen) or unsourced(row)
@@ -164,6 +166,36 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def listed_labels(args, root: Path) -> set[str]:
+    """The runner labels configs/runners.yaml lists: with --base-ref the base's (the file `ci split
+    --runners` reads on main, which `plan` holds a change's rows against), else the working tree's."""
+    from sweepgate.core.placement import runner_labels, runners_at
+
+    if args.base_ref:
+        from sweepgate.core.load import load_revision, open_repo
+
+        return runner_labels(load_revision(open_repo(), args.base_ref).runners.data)
+    return runner_labels(runners_at(str(root)))
+
+
+def unknown_labels(rows: list[dict], args, root: Path, revision: Callable, chosen: Callable) -> list:
+    """`plan`'s unknown-runner warning (``core.plan.unknown_runner``) for each runner label of ``rows`` that
+    configs/runners.yaml (``listed_labels``) lacks (none when it lists no label), at the `runner:` line of the
+    first config naming it of those ``chosen`` keeps; the runners file at no line when no config names it."""
+    from sweepgate.core.plan import unknown_runner
+
+    listed, whose = listed_labels(args, root), "the base's " if args.base_ref else ""
+    out = []
+    for label in sorted({str(row.get(F.RUNNER)) for row in rows} - listed if listed else ()):
+        rev = revision()
+        users = tuple(k for k, c in rev.configs.items() if isinstance(c, dict) and c.get(F.RUNNER) == label)
+        key = next(iter(chosen(users)), None) if users else None
+        owner = rev.owner.get(key) if key else None
+        where = (owner.path, *owner.locate((key, F.RUNNER))) if owner else (F.RUNNERS_FILE, 0, 0)
+        out.append(unknown_runner(label, listed, where, whose=whose))
+    return out
 
 
 def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None = None):

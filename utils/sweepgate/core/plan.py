@@ -337,30 +337,46 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
     the `runner:` line of the first head config that names the label (with the listed labels close to it,
     else those the file lists, so a fix is named either way);
     with no such config, at the base runners file's `labels:` line, where the fix adds it."""
-    import difflib
-
     from sweepgate.core.placement import runner_labels
     from sweepgate.core.select import iter_rows
 
     labels = runner_labels(base.runners)
-    if not labels:  # a repository without runner labels: nothing to hold rows against
-        return []
     out = []
-    for label in sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels):
+    for label in sorted({str(row.get(F.RUNNER)) for _, row in iter_rows(matrix)} - labels if labels else ()):
         path, line, col = base.runners_place((F.LABELS, label))
         users = [k for k, c in (head.configs.items() if head else ()) if isinstance(c, dict) and c.get(F.RUNNER) == label]
         if users and head.owner.get(users[0]):
             owner = head.owner[users[0]]
             path, (line, col) = owner.path, owner.locate((users[0], F.RUNNER))
-        close = difflib.get_close_matches(label, sorted(labels), n=3)
-        use = (f"did you mean '{close[0]}'? Use a listed label (close to it: {', '.join(close)})" if close
-               else f"use a listed label ({_short(sorted(labels))})")  # none close: the labels there are
-        out.append(Diagnostic(
-            path, line, col, F.UNKNOWN_RUNNER_RULE,
-            f"runner label '{label}' is not in the base's {F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
-            f"{use}, or add the runner to {F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)",
-            severity="warning"))
+        out.append(unknown_runner(label, labels, (path, line, col), whose="the base's "))
     return out
+
+
+def unlisted_label(label: str, runners) -> bool:
+    """Whether configs/runners.yaml (``runners``, its data) lists runner labels and ``label`` is not among
+    them; a repository without runner labels has nothing to hold a row's label against."""
+    from sweepgate.core.placement import runner_labels
+
+    labels = runner_labels(runners)
+    return bool(labels) and label not in labels
+
+
+def unknown_runner(label: str, labels, where: tuple[str, int, int], *, whose: str = "") -> Diagnostic:
+    """The one wording of a runner label that configs/runners.yaml does not list, for `plan` (``whose``: "the
+    base's ", the file `ci split --runners` reads on main), `preflight` and `rehearse` alike: a warning at
+    ``where`` (the config's `runner:` line), its fix naming the listed labels close to it, else those the
+    file lists, so that a fix is named either way."""
+    import difflib
+
+    labels = sorted(labels)
+    close = difflib.get_close_matches(label, labels, n=3)
+    use = (f"did you mean '{close[0]}'? Use a listed label (close to it: {', '.join(close)})" if close
+           else f"use a listed label ({_short(labels)})")  # none close: the labels there are
+    return Diagnostic(
+        *where, F.UNKNOWN_RUNNER_RULE,
+        f"runner label '{label}' is not in {whose}{F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
+        f"{use}, or add the runner to {F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)",
+        severity="warning")
 
 
 def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Diagnostic]:

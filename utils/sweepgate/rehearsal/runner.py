@@ -277,6 +277,28 @@ def default_runner_name(row: dict, runners: dict | None = None) -> str:
     return label if "_" in label else f"{label}_00"
 
 
+def unknown_label(row: dict, root: Path, source: str) -> Diagnostic | None:
+    """`plan`'s unknown-runner warning for a row whose runner label the repository's configs/runners.yaml
+    does not list (when it lists any): the rehearsal runs all the same (as ``<label>_00``), but `ci split
+    --runners` would refuse the sweep. At the `runner:` line of the row's config (a ``KeyedRow``), the row's
+    place in ``source`` (a ``PlacedRow``), else ``source``; None for a listed label."""
+    from sweepgate.core.placement import runner_labels, runners_at
+    from sweepgate.core.plan import unknown_runner
+
+    labels = runner_labels(runners_at(str(root)))
+    label = str(row.get(fields.RUNNER))
+    if not labels or label in labels:
+        return None
+    where: tuple[str, int, int] = (source, *getattr(row, "place", (0, 0)))
+    if config_key_of(row):
+        from sweepgate.core.sweep import worktree_revision
+
+        owner = worktree_revision(root).owner.get(config_key_of(row))
+        if owner is not None:
+            where = (owner.path, *owner.locate((config_key_of(row), fields.RUNNER)))
+    return unknown_runner(label, labels, where)
+
+
 def runner_for(row: dict, root: Path, named: str | None = None) -> str:
     """The runner name a rehearsal of ``row`` runs as: ``named`` (``--runner-name``), refused as `ci row-env`
     refuses it when the row's pool in the repository's configs/runners.yaml lists others (the fix: pass one of
@@ -1618,6 +1640,9 @@ def rehearse(args) -> int:
         dram_within_host(row, root, source)
     except SweepgateError as exc:
         raise at_its_place(exc, row, source) from None
+    unknown = unknown_label(row, root, source)
+    if unknown:  # a warning, as `plan` says it: the rehearsal runs all the same
+        emit([unknown])
     runner_name = runner_for(row, root, args.runner_name)
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
