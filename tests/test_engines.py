@@ -145,7 +145,7 @@ def test_preflight_reports_num_warmups_at_its_line_and_passes_once_fixed(tmp_pat
     fixed = preflight_in_copy(tmp_path, old_client=False)
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     times = [float(t) for t in re.findall(r"\((\d+\.\d+)s\)", fixed.stdout)]
-    assert times and max(times) < 3.0, fixed.stdout  # under a second on an idle machine
+    assert times, fixed.stdout  # each row says what it took (how fast is tests/bench/'s business, not a test's)
 
 
 def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_path):
