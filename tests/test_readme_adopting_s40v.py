@@ -71,6 +71,7 @@ def test_the_pr_order_runs_as_written_and_validate_without_a_pr_number_refuses_x
     _, order = _blocks()
     repo, env = _repo(tmp_path), _env(tmp_path)
     script = "set -e\n" + order.replace("KEY", KEY).replace("--pr-number N", "--pr-number 123")
+    script = script.replace("--conc CONC", "--conc 64")
     proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     said = proc.stdout + proc.stderr
