@@ -27,13 +27,18 @@ A bare name (`source helpers`) is read from the checkout's top, where bash looks
 `cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
 folder only the run knows, the path is such a written end); a command string run after a `cd` away from the top starts
 where only the run knows (`cd b; bash -c "source x.sh"`: `srun`, `docker run -w` may put it elsewhere), so its relative
-paths, `$PWD` and `$(pwd)` are written ends. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+paths, `$PWD` and `$(pwd)` are written ends. A `cd` or an assignment the run may not make (``core.shellflow``: in an
+`if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone;
+after it the working folder, or the variable, holds either value (``_flowed``, ``_either``: the written end both
+share, else one only the run knows), and so at a loop's start and in a function's body for what they (or, for a
+function, the rest of the text) may set. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
 
 ``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
-spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`); the value of
+spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`; `$PWD`, `$(pwd)` and a
+relative path with a `/` where the working folder is the script's or one under it); the value of
 a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself.
 """
 
@@ -44,7 +49,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from sweepgate.core import shellcode, shellgrammar
+from sweepgate.core import shellcode, shellflow, shellgrammar
 
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
 # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top) | (TAIL, path from a place
@@ -139,6 +144,8 @@ _STANDARD_INPUT = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 # The written end of a path after its last expansion (`"$VENV/bin/activate"`: `/bin/activate`), whole names only
 _TAIL = re.compile(r'(?:/+[\w.+-]+)+/*\Z')
 _BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
+# A relative path written out as a word of its own (or after a `=`, a quote), with a `/` in it: `./client.py`, `a/b`
+_RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[\w.+/-]*(?=[\s;&|()<>"\']|\Z)')
 
 
 @dataclass
@@ -161,7 +168,7 @@ class Reading:
 def reading(text: str) -> Reading:
     """What ``text`` sources and names (``Reading``), read once."""
     read = _read(text, {}, 0, False)
-    read.named = _named(text, read.assigned)
+    read.named = _named(text, read.assigned, read.moved)
     return read
 
 
@@ -332,6 +339,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
     ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
     shown = text if shown is None else shown
+    flow = _Flow(code, spans, read)
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
@@ -347,7 +355,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             chain = -1
         if m is None and (m := _COMMAND.search(code, at)) is None:
             break
-        spanned = _enter(scopes, spans, spanned, m.start())
+        spanned = flow.enter(scopes, spanned, m)
         at = m.end()
         if m.re is _COMMAND and (_after_a_blanked_word(text, code, m) or m.start() in empty and not m["source"]):
             continue
@@ -374,6 +382,140 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
             _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd)
+    flow.until(scopes, spanned, len(text) + 1)  # those after the last: where a command string or a path named stands
+
+
+class _Flow:
+    """The regions of a text's code (``shellflow``: a condition, a loop, a function), met in order as ``_commands``
+    reads its commands (``_flowed``)."""
+
+    def __init__(self, code: str, spans: list[tuple[int, int]], read: Reading):
+        self.events = shellflow.events(shellflow.regions(code, spans))[::-1]  # taken from its end, in order
+        self.spans, self.read, self.sets = spans, read, _Sets(code)
+
+    def until(self, scopes: list[_Scope], spanned: int, end: int) -> int:
+        """Apply those before ``end``; the next ``spanned`` (``_enter``)."""
+        while self.events and self.events[-1][0] < end:
+            spanned = _flowed(scopes, self.spans, spanned, self.events.pop(), self.sets, self.read)
+        return spanned
+
+    def enter(self, scopes: list[_Scope], spanned: int, m: re.Match) -> int:
+        """Apply those met before the command ``m`` (a keyword, an operator before it, its own word), then ``_enter``
+        its place."""
+        return _enter(scopes, self.spans, self.until(scopes, spanned, m.end()), m.start())
+
+
+# What a loop's body or a function's may set, read over: a word that assigns (`X=`, `x[1]=`, `X+=`, `local X=`; an
+# argument's `a=b` too) and a `cd`, `pushd`, `popd` word
+_ASSIGNS = re.compile(r'(?<![\w$./:-])([A-Za-z_]\w*)(?:\[[^]\n]*\])?\+?=')
+_MOVES = re.compile(r'(?<![\w./-])(?:cd|pushd|popd)(?![\w./-])')
+_ABSENT = ("", "")  # a variable not set (the checkout's top for the working folder)
+
+
+def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
+            event: tuple[int, str, shellflow.Region], sets: _Sets, read: Reading) -> int:
+    """Apply a region's start, branch or end (``shellflow``) to the scope in force at it: what a `cd` or an assignment
+    in a region made holds in it, and after its end (or at its next branch) each variable it changed, the working
+    folder too, is either value (``_either``): the one before it or the one it made, as the run may not run it. A
+    loop's body may run again, and a function's from wherever it is called: at their start, each variable set in
+    them (or in the rest of the text, for a function) is one only the run knows, and so is the working folder when
+    a `cd` stands there; after a function's body, what it did not change is as before it. The next ``spanned``
+    (``_enter``)."""
+    at, what, region = event
+    spanned = _enter(scopes, spans, spanned, at)
+    scope = scopes[-1]
+    if what == shellflow.START:
+        before, touched = dict(scope.variables), set()
+        if region.kind != shellflow.JOIN:
+            touched = sets.within(region.start, region.end) | {region.variable} - {""}
+            reach = touched if region.kind == shellflow.LOOP else {
+                name for name in [*scope.variables, _CWD] if sets.sets(name, region.start, region.reach)}
+            for name in reach:
+                if name == _CWD and _cwd(scope.variables) is not None:
+                    scope.cwd = None
+                elif name == _CWD or name not in scope.variables:
+                    continue
+                else:
+                    scope.variables.pop(name)
+                _noted(scope, scopes, read, at, name, None)
+        scope.regions[id(region)] = (before, dict(scope.variables), touched)
+        return spanned
+    if (held := scope.regions.get(id(region))) is None:
+        return spanned  # begun in a scope that ended (an unclosed list in a `$( )`)
+    before, entered, touched = held
+    for name in set(before) | set(entered) | set(scope.variables) | touched:
+        now, then = _value(scope.variables, name), _value(before, name)
+        if now != _value(entered, name) or name in touched:
+            value = _either(then, now)
+        elif what == shellflow.END:
+            value = then
+        else:
+            continue
+        if value != now:
+            if value == _ABSENT:
+                scope.variables.pop(name, None)
+            else:
+                scope.variables[name] = value
+            _noted(scope, scopes, read, at, name, None if value == _ABSENT else value)
+    if what == shellflow.END:
+        del scope.regions[id(region)]
+    return spanned
+
+
+class _Sets:
+    """Where a text's code may set each variable (``_ASSIGNS``) or the working folder (``_CWD``: ``_MOVES``), found
+    once."""
+
+    def __init__(self, code: str):
+        self.found = [(m.start(), m[1]) for m in _ASSIGNS.finditer(code)]
+        self.found += [(m.start(), _CWD) for m in _MOVES.finditer(code)]
+        self.found.sort()
+        self.offsets = [at for at, _ in self.found]
+        self.by_name: dict[str, list[int]] = {}
+        for at, name in self.found:
+            self.by_name.setdefault(name, []).append(at)
+
+    def within(self, start: int, end: int) -> set[str]:
+        """What ``code[start:end]`` may set."""
+        return {name for _, name in self.found[bisect.bisect_left(self.offsets, start):
+                                               bisect.bisect_left(self.offsets, end)]}
+
+    def sets(self, name: str, start: int, end: int) -> bool:
+        """Whether ``code[start:end]`` may set ``name``."""
+        offsets = self.by_name.get(name, [])
+        k = bisect.bisect_left(offsets, start)
+        return k < len(offsets) and offsets[k] < end
+
+
+def _value(variables: dict[str, Place | None], name: str) -> "Place | None":
+    return _cwd(variables) if name == _CWD else variables.get(name, _ABSENT)
+
+
+def _noted(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, name: str, place: Place | None) -> None:
+    """Note in ``read`` that ``name`` (the working folder for ``_CWD``) became ``place`` at ``at`` (``Reading.moved``,
+    and ``Reading.assigned`` at the text's own level)."""
+    if name == _CWD:
+        read.moved.append((at, place, scope.end))
+    elif len(scopes) == 1:
+        read.assigned.append((name, place, at, at))
+
+
+def _either(one: "Place | None", other: "Place | None") -> Place | None:
+    """A place that holds whichever of two values a variable (or the working folder) has: the value when both are
+    one; else the written end they share (``TAIL``: every tracked file ending so holds either, `lib/x.sh` and
+    `benchmarks/lib/x.sh` share `lib/x.sh`), or None (only the run knows: no name shared, a variable not set, which
+    may come from the environment, or one of them unknown)."""
+    if one == other:
+        return one
+    if one in (None, _ABSENT) or other in (None, _ABSENT) or SELF in (one[0], other[0]):
+        return None
+    names = [[part for part in place[1].split("/") if part not in ("", ".", "..")] for place in (one, other)]
+    shared = []
+    for a, b in zip(reversed(names[0]), reversed(names[1])):
+        if a != b:
+            break
+        shared.insert(0, a)
+    return (TAIL, "/".join(shared)) if shared else None
 
 
 def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None) -> None:
@@ -546,6 +688,8 @@ class _Scope:
     end: int
     variables: dict[str, Place | None]
     pending: list[tuple[int, str, Place | None]]
+    # each region (``shellflow``) begun here and not ended: the variables before it and as it was entered
+    regions: dict[int, tuple[dict, dict]] = field(default_factory=dict)
 
     @property
     def cwd(self) -> Place | None:
@@ -578,21 +722,30 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
     return k
 
 
-def _named(text: str, assigned: list[tuple[str, Place | None, int, int]]) -> list[tuple[int, Place]]:
-    """Each path ``text`` names from the script's folder outside `source` (``Reading.named``)."""
+def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
+           moved: list[tuple[int, Place | None, int]]) -> list[tuple[int, Place]]:
+    """Each path ``text`` names from the script's folder outside `source` (``Reading.named``): by a spelling of a place
+    (`$PWD` and `$(pwd)` the working folder where they stand, ``moved``), or by a relative path written out where the
+    working folder is the script's or one under it (`cd "$(dirname "$0")"`, then `python3 ./client.py`)."""
     found, variables, done, at = [], {}, 0, 0  # done: the assignments in force at `at`
+    assigned = sorted(assigned, key=lambda a: a[3])
+    for m in _RELATIVE_PATH.finditer(text) if any(place and place[0] == FOLDER for _, place, _ in moved) else ():
+        if (cwd := _cwd_at(moved, m.start(), {})) and cwd[0] == FOLDER:
+            found.append((m.start(), (FOLDER, posixpath.normpath(posixpath.join(cwd[1], m.group()))), None))
     while m := _HEAD.search(text, at):
         while done < len(assigned) and assigned[done][3] <= m.start():
             variables[assigned[done][0]] = assigned[done][1]
             done += 1
+        variables[_CWD] = _cwd_at(moved, m.start(), {})
         head, rest, skip = _spelled(text, m.start())
         deep = head.count("$(") > _DEPTH
         place = _place(head.replace('"', "").replace("'", "") + rest, variables) if head and not deep else None
         at = m.start() + (len(head) + len(rest) if place or deep else skip)
         if place and rest.strip("/"):
             found.append((m.start(), place, _VARIABLE.match(head)))
+    found.sort(key=lambda f: f[0])
     folders = {v[1] or v[2] for _, _, v in found if v}  # variables used with a path after them
-    spans = [(start, end) for name, _, start, end in assigned if name in folders]  # in order, apart
+    spans = [(start, end) for name, _, start, end in assigned if name in folders and start < end]  # in order, apart
     starts = [start for start, _ in spans]
 
     def in_a_folder_value(at: int) -> bool:
