@@ -159,9 +159,24 @@ def test_a_file_run_by_a_relative_path_after_a_cd_to_the_scripts_folder_is_hashe
     assert _identity(repo) is not None and _seen_or_blind(repo, client)
 
 
+@pytest.mark.parametrize("text", ['cd "$(dirname "$0")"\n[ -n "$X" ] && cd sub\npython3 ./client.py\n',
+                                  'cd "$(dirname "$0")"\nif [ -n "$X" ]; then cd sub; fi\npython3 "$PWD/client.py"\n'])
+def test_a_file_run_after_a_cd_the_run_may_not_make_is_hashed_from_either_folder(tmp_path, text):
+    """Bash runs the client beside the script or the one under sub/, as the condition goes: both are hashed."""
+    clients = [f"{BESIDE}/client.py", f"{BESIDE}/sub/client.py"]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
+                                **{client: f"print('ran:{client}')\n" for client in clients}})
+    assert [_ran(repo, env) for env in ({}, {"X": "1"})] == [[client] for client in clients]
+    assert set(clients) <= set(_hashed(repo))
+    assert all(_seen_or_blind(repo, client) for client in clients) and _identity(repo) is not None
+
+
 def test_a_relative_path_after_no_cd_or_a_cd_elsewhere_names_nothing_beside_the_script():
-    """From the checkout's top, or after a `cd` the run may not make, a relative path names no file beside the script
-    (named from the top, such a file is not followed, as before)."""
-    for text in ('python3 ./client.py\n', '[ -n "$X" ] && cd "$(dirname "$0")"\npython3 ./client.py\n',
-                 'cd b\npython3 ./client.py\n', '(cd "$(dirname "$0")")\npython3 "$PWD/client.py"\n'):
+    """From the checkout's top, or after a `cd` elsewhere, a relative path names no file beside the script (named from
+    the top, such a file is not followed, as before); after one to the script's folder the run may not make, it names
+    the one beside it."""
+    for text in ('python3 ./client.py\n', 'cd b\npython3 ./client.py\n',
+                 '(cd "$(dirname "$0")")\npython3 "$PWD/client.py"\n'):
         assert shellwords.reading(text).named == [], text
+    text = '[ -n "$X" ] && cd "$(dirname "$0")"\npython3 ./client.py\n'
+    assert [place for _, place in shellwords.reading(text).named] == [(shellwords.FOLDER, "client.py")]

@@ -730,19 +730,21 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
     found, variables, done, at = [], {}, 0, 0  # done: the assignments in force at `at`
     assigned = sorted(assigned, key=lambda a: a[3])
     for m in _RELATIVE_PATH.finditer(text) if any(place and place[0] == FOLDER for _, place, _ in moved) else ():
-        if (cwd := _cwd_at(moved, m.start(), {})) and cwd[0] == FOLDER:
-            found.append((m.start(), (FOLDER, posixpath.normpath(posixpath.join(cwd[1], m.group()))), None))
+        found += [(m.start(), (FOLDER, posixpath.normpath(posixpath.join(cwd[1], m.group()))), None)
+                  for cwd in _cwds_at(moved, m.start()) if cwd and cwd[0] == FOLDER]
     while m := _HEAD.search(text, at):
         while done < len(assigned) and assigned[done][3] <= m.start():
             variables[assigned[done][0]] = assigned[done][1]
             done += 1
-        variables[_CWD] = _cwd_at(moved, m.start(), {})
         head, rest, skip = _spelled(text, m.start())
         deep = head.count("$(") > _DEPTH
-        place = _place(head.replace('"', "").replace("'", "") + rest, variables) if head and not deep else None
-        at = m.start() + (len(head) + len(rest) if place or deep else skip)
-        if place and rest.strip("/"):
-            found.append((m.start(), place, _VARIABLE.match(head)))
+        places = []
+        for variables[_CWD] in _cwds_at(moved, m.start()) if head and not deep else ():
+            place = _place(head.replace('"', "").replace("'", "") + rest, variables)
+            places += [place] if place and place not in places else []
+        at = m.start() + (len(head) + len(rest) if places or deep else skip)
+        if rest.strip("/"):
+            found += [(m.start(), place, _VARIABLE.match(head)) for place in places]
     found.sort(key=lambda f: f[0])
     folders = {v[1] or v[2] for _, _, v in found if v}  # variables used with a path after them
     spans = [(start, end) for name, _, start, end in assigned if name in folders and start < end]  # in order, apart
@@ -753,6 +755,17 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
         return k >= 0 and at < spans[k][1]
     return [(at, place) for at, place, _ in found if place[0] == FOLDER
             and posixpath.basename(place[1]) not in ("", ".", "..") and not in_a_folder_value(at)]
+
+
+def _cwds_at(moved: list[tuple[int, Place | None, int]], at: int) -> list[Place | None]:
+    """The working folders a path named at ``at`` may be from: the one there (``_cwd_at``); where that is one only the
+    run knows (after a `cd` the run may not make, ``_flowed``), each of the script's folder or one under it that was
+    one before ``at`` too (`cd "$(dirname "$0")"; [ -n "$X" ] && cd sub; python3 ./client.py`: either)."""
+    cwd = _cwd_at(moved, at, {})
+    if cwd is not None and cwd[0] != TAIL:
+        return [cwd]
+    return list(dict.fromkeys([place for where, place, _ in moved if where < at and place and place[0] == FOLDER]
+                              or [cwd]))
 
 
 def _spelled(text: str, i: int) -> tuple[str, str, int]:
