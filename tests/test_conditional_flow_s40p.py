@@ -30,7 +30,7 @@ from sweepgate.core import identity, shellwords
 SCRIPT = identity.script_candidates(M_ROW)[0]
 LAUNCHER = identity.launcher_files(M_ROW["runner"], {})[0]
 BESIDE = posixpath.dirname(LAUNCHER)
-CANDIDATES = ("x.sh", "b/x.sh", "a.sh", "b.sh", "y.sh", "b/y.sh")
+CANDIDATES = ("x.sh", "b/x.sh", "a.sh", "b.sh", "y.sh", "b/y.sh", "b/a.sh", "c/x.sh", "b/c/x.sh")
 
 
 def _checkout(tmp_path, files: dict[str, str]) -> GitRepo:
@@ -96,6 +96,11 @@ WRONG_BEFORE = {
     "LIB=a.sh; f() { LIB=b.sh; } never called": ('LIB=a.sh\nuse_b() { LIB=b.sh; }\nsource "$LIB"\n', [{}]),
     "a function sources $LIB, set again after it": ('LIB=a.sh\nload() { source "$LIB"; }\nLIB=b.sh\nload\n', [{}]),
     "a loop sources $LIB, then sets it": ('LIB=a.sh\nfor i in 1 2; do\n  source "$LIB"\n  LIB=b.sh\ndone\n', [{}]),
+    "a function sets LIB, called after LIB is set again": ('LIB=a.sh\nuse_b() { LIB=b.sh; }\nLIB=x.sh\nuse_b\n'
+                                                           'source "$LIB"\n', [{}]),
+    "a function cds, called after a cd": ('go_b() { cd b; }\ncd "$(dirname "$0")/../.."\ngo_b\nsource x.sh\n', [{}]),
+    "LIB=a.sh; cd b; source $LIB": ('LIB=a.sh\ncd b\nsource "$LIB"\n', [{}]),
+    "D=./c; cd b; source $D/x.sh": ('D=./c\ncd b\nsource "$D/x.sh"\n', [{}]),
     "D=.; [ -n X ] && D=b; source $D/x.sh": ('D=.\n[ -n "$X" ] && D=b\nsource "$D/x.sh"\n', [{}, {"X": "1"}]),
 }
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from sweepgate.core import shellgrammar
 
 JOIN, LOOP, FUNCTION = "join", "loop", "function"
-START, BRANCH, END = "start", "branch", "end"
+START, BRANCH, END, CALL = "start", "branch", "end", "call"
 
 _TOKEN = re.compile(r"(?P<word>(?:[0-9]*(?:&>>?|[<>]&|>\||[<>])|[^\s;&|()`<>])+)"
                     r"|(?P<op>;;&|;;|;&|&&|\|\||\|&|[;&|\n()`])|[ \t\r\f\v]+")
@@ -50,6 +50,7 @@ class Region:
     branches: list[int] = field(default_factory=list)
     reach: int = -1
     variable: str = ""
+    name: str = ""  # a function's
 
 
 @dataclass
@@ -113,7 +114,7 @@ class _Reader:
     def __init__(self, code: str, lo: int, hi: int, flat: str, found: list[Region]):
         self.code, self.lo, self.hi, self.flat, self.found, self.first = code, lo, hi, flat, found, len(found)
         self.stack: list[tuple[str, list[Region], _List]] = []
-        self.lst, self.command, self.function, self.test = _List(), True, -1, False
+        self.lst, self.command, self.function, self.test, self.name = _List(), True, -1, False, ""
 
     def word(self, at: int, word: str, pos: int) -> int:
         """Read the word ``word`` at ``at``; where the frame's reading goes on (past a function's name)."""
@@ -122,7 +123,7 @@ class _Reader:
             self.test = word != "]]"
             return pos
         if self.command and (header := _FUNCTION.match(self.code, at, self.hi)) and header["function"] not in _OPENERS:
-            self.function = at
+            self.function, self.name = at, header["function"]
             return header.end() - self.lo
         top = self.stack[-1] if self.stack else None
         if word == "do" and top and top[0] == "loop" and top[1] and not top[1][-1].branches:
@@ -150,7 +151,7 @@ class _Reader:
         if word in ("for", "select") and (name := _LOOP_NAME.match(self.flat, pos)):
             made[0].variable = name[1]
         if self.function >= 0:
-            made.insert(0, Region(FUNCTION, self.function, reach=self.hi))
+            made.insert(0, Region(FUNCTION, self.function, reach=self.hi, name=self.name))
             self.function = -1
         self.found.extend(made)
         self.stack.append((_OPENERS[word], made, self.lst))
@@ -165,7 +166,7 @@ class _Reader:
         """A word of a simple command (its first where a command may begin)."""
         if self.command:
             if self.function >= 0 and self.code[at] == "(":  # `f() ( … )`: a subshell, its span
-                self.found.append(Region(FUNCTION, self.function, at + len(word), reach=self.hi))
+                self.found.append(Region(FUNCTION, self.function, at + len(word), reach=self.hi, name=self.name))
                 self.function = -1
             if self.lst.start < 0:
                 self.lst.start = at

@@ -31,7 +31,8 @@ paths, `$PWD` and `$(pwd)` are written ends. A `cd` or an assignment the run may
 `if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone;
 after it the working folder, or the variable, holds either value (``_flowed``, ``_either``: the written end both
 share, else one only the run knows), and so at a loop's start and in a function's body for what they (or, for a
-function, the rest of the text) may set. A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
+function, the rest of the text) may set, and where a function is called for what its body may set. A variable set to
+a relative path is read from the working folder where it is used (``_RELATIVE``). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
 command (``_said_at``).
@@ -52,6 +53,9 @@ from dataclasses import dataclass, field
 from sweepgate.core import shellcode, shellflow, shellgrammar
 
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
+# A variable's value that is a relative path written out (`LIB=lib/x.sh`): from the working folder where it is used,
+# which a `cd` since may have moved (``_head``); never a `source`'s place
+_RELATIVE = "relative"
 # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top) | (TAIL, path from a place
 # only the run knows: a variable's value, never a `source`'s place, ``_tail_place``)
 Place = tuple[str, str]
@@ -373,7 +377,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         if m["name"]:
             if place is None and not m["element"] and not _set_before(scopes[-1], m["name"]):
                 place = _tail_place(word)
-            place = None if m["element"] else place
+            place = None if m["element"] else _relative_value(word, place)
             scopes[-1].pending.append((at + len(word), m["name"], place))
             if len(scopes) == 1:
                 read.assigned.append((m["name"], place, at, at + len(word)))
@@ -390,8 +394,13 @@ class _Flow:
     reads its commands (``_flowed``)."""
 
     def __init__(self, code: str, spans: list[tuple[int, int]], read: Reading):
-        self.events = shellflow.events(shellflow.regions(code, spans))[::-1]  # taken from its end, in order
-        self.spans, self.read, self.sets = spans, read, _Sets(code)
+        found, self.sets = shellflow.regions(code, spans), _Sets(code)
+        calls = [(m.start(), shellflow.CALL, r) for r in found if r.kind == shellflow.FUNCTION and r.name
+                 and self.sets.within(r.start, r.end)
+                 for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?![\w./-])').finditer(code, r.end, r.reach)]
+        # taken from its end, in order
+        self.events = sorted(shellflow.events(found) + calls, key=lambda e: e[0], reverse=True)
+        self.spans, self.read = spans, read
 
     def until(self, scopes: list[_Scope], spanned: int, end: int) -> int:
         """Apply those before ``end``; the next ``spanned`` (``_enter``)."""
@@ -424,21 +433,13 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
     at, what, region = event
     spanned = _enter(scopes, spans, spanned, at)
     scope = scopes[-1]
+    if what == shellflow.CALL:  # a function called (or named: `trap f EXIT`): what its body may set, it may have
+        for name in sets.within(region.start, region.end):
+            if _value(scope.variables, name) is not None:
+                _set(scope, scopes, read, at, name, None)
+        return spanned
     if what == shellflow.START:
-        before, touched = dict(scope.variables), set()
-        if region.kind != shellflow.JOIN:
-            touched = sets.within(region.start, region.end) | {region.variable} - {""}
-            reach = touched if region.kind == shellflow.LOOP else {
-                name for name in [*scope.variables, _CWD] if sets.sets(name, region.start, region.reach)}
-            for name in reach:
-                if name == _CWD and _cwd(scope.variables) is not None:
-                    scope.cwd = None
-                elif name == _CWD or name not in scope.variables:
-                    continue
-                else:
-                    scope.variables.pop(name)
-                _noted(scope, scopes, read, at, name, None)
-        scope.regions[id(region)] = (before, dict(scope.variables), touched)
+        _begun(scope, scopes, read, at, region, sets)
         return spanned
     if (held := scope.regions.get(id(region))) is None:
         return spanned  # begun in a scope that ended (an unclosed list in a `$( )`)
@@ -452,14 +453,33 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
         else:
             continue
         if value != now:
-            if value == _ABSENT:
-                scope.variables.pop(name, None)
-            else:
-                scope.variables[name] = value
-            _noted(scope, scopes, read, at, name, None if value == _ABSENT else value)
+            _set(scope, scopes, read, at, name, value)
     if what == shellflow.END:
         del scope.regions[id(region)]
     return spanned
+
+
+def _begun(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: shellflow.Region, sets: _Sets) -> None:
+    """A region's start (``_flowed``): what it is entered with kept; a loop's, or a function's, forgets what it (or the
+    rest of the text, for a function) may set."""
+    before, touched = dict(scope.variables), set()
+    if region.kind != shellflow.JOIN:
+        touched = sets.within(region.start, region.end) | {region.variable} - {""}
+        reach = touched if region.kind == shellflow.LOOP else {
+            name for name in [*scope.variables, _CWD] if sets.sets(name, region.start, region.reach)}
+        for name in reach:
+            if name == _CWD and _cwd(scope.variables) is not None or name != _CWD and name in scope.variables:
+                _set(scope, scopes, read, at, name, None if name == _CWD else _ABSENT)
+    scope.regions[id(region)] = (before, dict(scope.variables), touched)
+
+
+def _set(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, name: str, value: "Place | None") -> None:
+    """Make ``name`` (the working folder for ``_CWD``) ``value`` in ``scope`` (``_ABSENT``: not set), noted (``_noted``)."""
+    if value == _ABSENT:
+        scope.variables.pop(name, None)
+    else:
+        scope.variables[name] = value
+    _noted(scope, scopes, read, at, name, None if value == _ABSENT else value)
 
 
 class _Sets:
@@ -851,8 +871,24 @@ def _head(s: str, variables: dict[str, Place | None]) -> tuple[Place | None, int
         return (SELF, ""), m.end()
     if m := _VARIABLE.match(s):
         name = m["braced"] or m["bare"]
-        return (variables.get(name) if name in variables else _cwd(variables) if name == "PWD" else None), m.end()
+        value = variables.get(name) if name in variables else _cwd(variables) if name == "PWD" else None
+        return (_from_cwd(_cwd(variables), value[1]) if value and value[0] == _RELATIVE else value), m.end()
     return None, 0
+
+
+def _relative_value(word: str, place: Place | None) -> Place | None:
+    """An assignment's ``place``, or (``_RELATIVE``, the path) when its ``word`` is a relative path written out: bash
+    reads it from the working folder where the variable is used (`LIB=a.sh; cd c; source "$LIB"` sources c/a.sh)."""
+    bare = word.replace('"', "").replace("'", "")
+    return (_RELATIVE, place[1]) if place and place[0] == TOP and _LITERAL.fullmatch(bare) else place
+
+
+def _from_cwd(cwd: Place | None, relative: str) -> Place | None:
+    """Where the relative path ``relative`` is from the working folder ``cwd``: a place, or a written end when only the
+    run knows the folder (``_tail``)."""
+    if cwd is None:
+        return (TAIL, tail) if (tail := _tail(relative)) else None
+    return cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative))
 
 
 def _command(words: list[str], variables: dict[str, Place | None]) -> Place | None:
