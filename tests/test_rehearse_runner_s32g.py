@@ -81,11 +81,17 @@ def test_a_runner_name_outside_the_row_s_pool_is_refused_as_ci_row_env_refuses_i
 
 
 def test_a_runner_without_an_accelerator_runtime_is_told_at_its_label(tmp_path):
-    """The arm named the machine (`for b300-nv_00 in configs/runners.yaml`), whose facts the file keys by label."""
+    """The arm named the machine (`for b300-nv_00 in configs/runners.yaml`), whose facts the file keys by label.
+    Since s40u the row is refused before its script runs, as `ci row-env` refuses its job: at the label's hardware
+    entry (line 2 of the file yaml.safe_dump writes), from the top though run in configs/."""
     repo = _repo(tmp_path, ["b300-nv_01"], runtime=False)
     r = _rehearse(repo, tmp_path, "--work-dir", str(tmp_path / "work"))
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "state accelerator-runtime under hardware.cluster:b300-nv in configs/runners.yaml" in r.stderr, r.stderr
+    assert r.stderr.startswith("configs/runners.yaml:2:3: the row's KV-offload arm installs lmcache, whose build it "
+                               "picks by the runner's accelerator-runtime, and 'cluster:b300-nv' states none in "
+                               "configs/runners.yaml; add accelerator-runtime (cuda or rocm) under "
+                               "hardware['cluster:b300-nv']"), r.stderr
+    assert "b300-nv_01" not in r.stderr and not (tmp_path / "work").exists(), r.stderr
 
 
 def test_a_problem_at_every_master_config_is_no_file_for_an_annotation():

@@ -15,6 +15,7 @@ import functools
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -119,7 +120,6 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 def run(args) -> int:
     from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
-    from sweepgate.core.recipes import RULE_NO_LIBRARY
     from sweepgate.engines.preflight import per_image
 
     refuse_combinations(args)
@@ -136,7 +136,7 @@ def run(args) -> int:
     warnings.update(dict.fromkeys(unknown_labels(rows, args, root, revision, chosen), 0))
     for row in rows:
         t0 = time.monotonic()
-        missing = no_script(row, root, revision, chosen) or unsourced(row)
+        missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
         rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout, config_at)
         label = row_label(row)
         for d in diags:  # the same missing manifest (or script) once, however many rows need it
@@ -146,8 +146,7 @@ def run(args) -> int:
                 notes.setdefault(d, 0)
             else:
                 warnings.setdefault(d, 0)
-        ran = (count(len(rec.calls), 'command') if rec else
-               f"not rehearsed (no benchmark {'library' if missing.rule == RULE_NO_LIBRARY else 'script'})")
+        ran = count(len(rec.calls), 'command') if rec else f"not rehearsed ({why_not_rehearsed(missing)})"
         line = (f"preflight: {label}: {ran}, "
                 f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
         # a reader who leaves (`| head -1`) ends these lines, not the check: every row, the warnings, exit 3
@@ -222,6 +221,32 @@ def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None
                           no_lib=not (root / F.BENCHMARK_LIB).is_file(),
                           at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
                              "it too)" if others else "")
+
+
+def no_runtime(row: dict, root: Path):
+    """The problem of a row whose KV-offload arm installs its backend on a runner label stating no
+    accelerator-runtime in configs/runners.yaml: `ci row-env` refuses its job, so it is not rehearsed (its arm
+    would stop the script). Said where `ci row-env` and `plan` say it, at the label's entry there, once for
+    every such row (``runner.runtime_refused``); a runners file that cannot be read so is the row's problem
+    instead. None for the other rows."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.rehearsal.runner import runtime_refused
+
+    try:
+        return runtime_refused(row, root)
+    except SweepgateError as exc:
+        return exc.diagnostics[0]
+
+
+def why_not_rehearsed(problem) -> str:
+    """What a row's line says of the ``problem`` that kept it from being rehearsed (``no_script``,
+    ``no_library``, ``no_runtime``)."""
+    from sweepgate.core.plan import RULE_MISSING_SCRIPT
+    from sweepgate.core.recipes import RULE_NO_LIBRARY
+
+    return {RULE_MISSING_SCRIPT: "no benchmark script", RULE_NO_LIBRARY: "no benchmark library",
+            F.NO_RUNTIME_RULE: f"its runner states no {F.ACCELERATOR_RUNTIME}"}.get(
+                problem.rule, f"{F.RUNNERS_FILE} is refused")
 
 
 def no_library(rows: list[dict], root: Path) -> Callable:
@@ -394,7 +419,7 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     from sweepgate.core import scriptlines
     from sweepgate.core.errors import Diagnostic
     from sweepgate.rehearsal.linetrap import place
-    from sweepgate.rehearsal.runner import how_it_ended, left_by_line
+    from sweepgate.rehearsal.runner import how_it_ended, left_by_line, without_pid
 
     rel = str(rec.script.relative_to(root))
     out = []
@@ -407,8 +432,11 @@ def _run_problems(row: dict, rec, root: Path) -> list:
         out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} in the fast "
                               f"rehearsal ({scriptlines.shown(cause)})", "run sweepgate rehearse on the row"))
     for (file, line), left in left_by_line(root, rec.script, rec.leftovers, rec.subshells).items():
-        out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(left),
-                              "start background work with start_background_process"))
+        # without the PIDs (gone when this is read), so the rows that left the same are one problem naming them
+        named = Counter(map(without_pid, left))
+        out.append(Diagnostic(file, line, 0, RUN_RULE, "left running: " + "; ".join(
+            f"{what} ({n} processes)" if n > 1 else what for what, n in named.items()),
+            "start background work with start_background_process"))
     if rec.unreadable:  # no command of the row could be checked: not a pass
         what, _, fix = rec.unreadable.partition("; ")
         out.append(Diagnostic(rel, 0, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: {what}", fix))

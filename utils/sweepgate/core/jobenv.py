@@ -12,7 +12,7 @@ import math
 import re
 
 from sweepgate.core import fields
-from sweepgate.core.errors import fail
+from sweepgate.core.errors import Diagnostic, SweepgateError, fail
 from sweepgate.core.schemas import schema_definition, schema_maximum
 
 JOB_ENV_NAMES_VAR = "SWEEPGATE_JOB_ENV_NAMES"  # which names row-env set; launchers pass them on
@@ -243,21 +243,29 @@ def check_pool(row: dict, runner_name: str, runners: dict | None, source: str = 
 
 
 def check_runtime(row: dict, env: dict[str, str], runners_doc) -> None:
-    """Refuse a row whose KV-offload arm installs its backend (``fields.runtime_backend``) when the job gets no
-    accelerator runtime (``env`` holds no SWEEPGATE_ACCELERATOR_RUNTIME): the arm would stop after the job had
-    taken the GPUs. Said at the label's hardware entry in ``runners_doc`` (the checkout's configs/runners.yaml,
-    ``check.checked_runners_doc``), its labels entry without one, the file at no line when neither is there."""
+    """Refuse a row ``runtime_refusal`` refuses: the arm would stop after the job had taken the GPUs."""
+    refused = runtime_refusal(row, env, runners_doc)
+    if refused is not None:
+        raise SweepgateError([refused])
+
+
+def runtime_refusal(row: dict, env: dict[str, str], runners_doc) -> Diagnostic | None:
+    """The one problem of a row whose KV-offload arm installs its backend (``fields.runtime_backend``) when the
+    job gets no accelerator runtime (``env`` holds no SWEEPGATE_ACCELERATOR_RUNTIME), whoever runs it (`ci
+    row-env`, `rehearse`, `preflight`); None for any other row. Said at the label's hardware entry in
+    ``runners_doc`` (the checkout's configs/runners.yaml, ``check.checked_runners_doc``), as `plan` warns of
+    it, its labels entry without one, the file at no line when neither is there."""
     backend = fields.runtime_backend(row)
     if not backend or fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env:
-        return
+        return None
     label = str(row.get(fields.RUNNER))
     entry = fields.runner_entry(runners_doc.data if runners_doc is not None else None, label)
     line, col = runners_doc.locate(entry) if entry else (0, 0)
-    raise fail(runners_doc.path if runners_doc is not None else fields.RUNNERS_FILE, line,
-               f"the row's KV-offload arm installs {backend}, whose build it picks by the runner's "
-               f"{fields.ACCELERATOR_RUNTIME}, and '{label}' states none in {fields.RUNNERS_FILE}",
-               fields.add_hardware(label, [fields.RUNTIME_FACT])
-               + " of the commit the job runs", rule=fields.NO_RUNTIME_RULE, col=col)
+    return Diagnostic(runners_doc.path if runners_doc is not None else fields.RUNNERS_FILE, line, col,
+                      fields.NO_RUNTIME_RULE,
+                      f"the row's KV-offload arm installs {backend}, whose build it picks by the runner's "
+                      f"{fields.ACCELERATOR_RUNTIME}, and '{label}' states none in {fields.RUNNERS_FILE}",
+                      fields.add_hardware(label, [fields.RUNTIME_FACT]) + " of the commit the job runs")
 
 
 def job_env(row: dict, runner_name: str, result_dir: str, source: str = "ROW",

@@ -69,17 +69,55 @@ def pinned_help(row: dict, root: Path | None = None) -> dict[str, list[str]]:
 def locate(root: Path, script: Path, flag: str, value: str | None = None) -> tuple[str, int]:
     """Where ``flag`` is written: the script first, then the library; (path, line) relative to root.
     With the ``value`` it was refused for, the line that writes both (an `else` branch's, not the
-    `if` branch's valid one), else the first that writes the flag."""
+    `if` branch's valid one; for an empty value, an empty `--flag=` or a variable's expansion after the
+    flag, ``_EXPANDED``), else the first that writes the flag."""
+    return _located(root, script, flag, value)[:2]
+
+
+# A flag's value written as one variable's expansion: `--flag "$X"`, `--flag=${X}`, `--flag "${X:-}"` (an empty
+# default); the name as ``name`` (or ``braced``). What an empty value the parser refused was written as.
+_EXPANDED = (r"(?:=|\s+)(?P<quote>\"?)\$(?:(?P<name>[A-Za-z_]\w*)|\{(?P<braced>[A-Za-z_]\w*)(?::?-)?\})(?P=quote)"
+             r"(?=[\s)]|$)")
+
+
+def _located(root: Path, script: Path, flag: str, value: str | None) -> tuple[str, int, str]:
+    """``locate``'s (path, line), and the text of that line ("" at no line)."""
     pattern = re.compile(r"(?<![\w-])" + re.escape(flag) + r"(?![\w-])")
     first = None
     for rel, number, text in script_lines(root, script):
         if pattern.search(text):
-            wrote = (re.escape(flag) + r"=(?=[\s\"')]|$)" if value == ""  # an empty --flag=
+            wrote = (re.escape(flag) + r"(?:=(?=[\s\"')]|$)|" + _EXPANDED + ")" if value == ""  # an empty --flag=
                      else r"(?<![\w.-])" + re.escape(value or "") + r"(?![\w.-])")
             if value is None or re.search(wrote, text):
-                return rel, number
-            first = first or (rel, number)
-    return first or (str(script.relative_to(root)), 0)
+                return rel, number, text
+            first = first or (rel, number, text)
+    return first or (str(script.relative_to(root)), 0, "")
+
+
+def _empty_from(root: Path, script: Path, row: dict, flag: str, text: str) -> tuple[str, str] | None:
+    """(what the empty value ``flag`` was refused for came from, its fix) when ``text``, the line that writes
+    the flag, writes its value as one variable's expansion (``_EXPANDED``): ``$X is empty: the job environment
+    does not set it`` for a variable neither the job environment (CONTRACTS section 6) nor the script sets;
+    ``$X is empty`` for one the script sets. None when the value is not written so, or when the job
+    environment sets the variable to a value (the empty one came from elsewhere)."""
+    found = re.search(re.escape(flag) + _EXPANDED, text)
+    if not found:
+        return None
+    name = found["name"] or found["braced"]
+    try:
+        job = fields.row_env(row, "runner") if row else {}  # the runner's name is no matter here
+    except (KeyError, AttributeError):  # a row without the fields a job's file is named by: none is named
+        job = {}
+    if job.get(name):
+        return None
+    if name in job:
+        return f"${name} is empty in the job environment", f"give the row's field a value, or give ${name} a " \
+            f'default here ("${{{name}:-VALUE}}")'
+    sets = re.compile(r"(?<![\w$.-])" + re.escape(name) + r"\+?=")
+    if any(sets.search(line) for _, _, line in script_lines(root, script)):
+        return f"${name} is empty", f"give ${name} a value the parser accepts before this line"
+    return (f"${name} is empty: the job environment does not set it",
+            f'set ${name} in the script before this line, or give it a default here ("${{{name}:-VALUE}}")')
 
 
 def _hint(manifest: dict, flag: str, what: str, root: Path | None = None) -> str:
@@ -131,22 +169,25 @@ def check_row(row: dict, calls: list[dict], root: Path, script: Path,
             missing.add((engine, version))
             continue
         for flag, what in check_argv(manifest, args):
-            out.append(_diagnostic(root, script, manifest, flag, what))
+            out.append(_diagnostic(root, script, manifest, flag, what, row))
     for engine, version in sorted(missing, key=str):
         out.append(_missing(row, calls, script, root, engine, version, config_at))
     return per_image(out, root)
 
 
-def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str) -> Diagnostic:
+def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str,
+                row: dict | None = None) -> Diagnostic:
     refused = re.match(r"value '(.*?)' ", what)
-    path, line = locate(root, script, flag, refused.group(1) if refused else None)
+    path, line, text = _located(root, script, flag, refused.group(1) if refused else None)
     who = f"{manifest['package']} {manifest['version']}"
+    hint = _hint(manifest, flag, what, root)
+    if refused and refused.group(1) == "" and (empty := _empty_from(root, script, row, flag, text)):
+        what, hint = f"value '' ({empty[0]}){what[refused.end() - 1:]}", empty[1]
     if what == "unknown":
         message = f"{who} has no option {flag} (`{manifest['command']}`)"
     else:
         message = f"{who} `{manifest['command']}` {flag}: {what}"
-    return Diagnostic(path, line, 0, "engine-flag", message,
-                      _hint(manifest, flag, what, root))
+    return Diagnostic(path, line, 0, "engine-flag", message, hint)
 
 
 def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,

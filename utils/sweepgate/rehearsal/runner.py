@@ -524,6 +524,22 @@ def dram_within_host(row: dict, root: Path, source: str) -> None:
                    "use the row sweepgate generated, or lower the budget to fit the node")
 
 
+def runtime_refused(row: dict, root: Path) -> Diagnostic | None:
+    """`ci row-env`'s refusal of a row whose KV-offload arm installs its backend on a runner label stating no
+    accelerator-runtime in the repository's configs/runners.yaml (``jobenv.runtime_refusal``: at the label's
+    entry there, where `plan` warns of it): its job never runs the script, and a rehearsal's arm would stop
+    it at the arm. None for any other row (the file is read whole, to place it, only for such a row)."""
+    from sweepgate.core.check import checked_runners_doc
+    from sweepgate.core.jobenv import hardware_env, runtime_refusal
+    from sweepgate.core.placement import runners_at
+
+    if not fields.runtime_backend(row):
+        return None
+    env = hardware_env(row, runners_at(str(root)))
+    return None if fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env else runtime_refusal(
+        row, env, checked_runners_doc(str(root)))
+
+
 def rehearsal_duration(args) -> int:
     if args.duration is not None:
         value = args.duration
@@ -1033,6 +1049,11 @@ def _reap(pids: list[int]) -> None:
             pass
 
 
+def pid_named(command: str, pid: int) -> str:
+    """A process as the rehearsal names what a script left running: its command, then its PID."""
+    return f"{command} (PID {pid})"
+
+
 def _command_of(pid: int, calls: list[dict]) -> str | None:
     """A process as the rehearsal names it: the shim call it is, else its command line; None for one that has
     exited (a zombie, or gone) by the time it is named, though a scan a moment before found it live (the
@@ -1041,7 +1062,7 @@ def _command_of(pid: int, calls: list[dict]) -> str | None:
     is one or the other, for at most ``NAMING_S``; then the process's own name stands for it."""
     for c in calls:
         if str(c.get("pid")) == str(pid):
-            return f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {pid})"
+            return pid_named(f"{c['tool']} {' '.join(c.get('argv', [])[:1])}", pid)
     deadline = time.monotonic() + NAMING_S
     while True:
         state = _stat_fields(Path(f"/proc/{pid}/stat"))
@@ -1052,11 +1073,11 @@ def _command_of(pid: int, calls: list[dict]) -> str | None:
         except (FileNotFoundError, ProcessLookupError):
             return None
         except OSError:
-            return f"? (PID {pid})"
+            return pid_named("?", pid)
         if command := " ".join(a.decode(errors="replace") for a in argv if a)[:80]:
-            return f"{command} (PID {pid})"
+            return pid_named(command, pid)
         if time.monotonic() >= deadline:
-            return f"{_own_name(pid)} (PID {pid})"
+            return pid_named(_own_name(pid), pid)
         time.sleep(0.005)
 
 
@@ -1071,13 +1092,19 @@ def _own_name(pid: int) -> str:
         return "?"
 
 
-_PID = re.compile(r" \(PID (\d+)\)$")
+_PID = re.compile(r" \(PID (\d+)\)$")  # what ``pid_named`` ends a name with
+
+
+def without_pid(left: str) -> str:
+    """A process left running as ``pid_named`` names it, without its PID (`vllm serve`): what the same command
+    left by several runs reads as (`preflight` says it once, naming the rows that left it)."""
+    return _PID.sub("", left)
 
 
 def leftover_words(left: str) -> list[str]:
     """The command words of a process left running as ``_command_of`` and ``reap_leftovers`` name it
     (`vllm serve (PID 12)`, `sleep 300 (PID 13)`): what finds the line that started it."""
-    return _PID.sub("", left).split()
+    return without_pid(left).split()
 
 
 def leftover_stack(left: str, subshells: dict[int, linetrap.Stack]) -> linetrap.Stack:
@@ -1168,7 +1195,7 @@ def reap_leftovers(calls: list[dict], hurry=None) -> list[str]:
     for c in left:
         _signal_shim(c, signal.SIGKILL)
     _wait_shims_gone(left, 2)  # a KILL is delivered, not awaited: gone means gone when this returns
-    return [f"{c['tool']} {' '.join(c.get('argv', [])[:1])} (PID {c['pid']})" for c in left]
+    return [pid_named(f"{c['tool']} {' '.join(c.get('argv', [])[:1])}", c["pid"]) for c in left]
 
 
 def names_the_budget(gib: str | None, gb: str) -> bool:
@@ -1485,7 +1512,8 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
-    for result_file in [] if unusable else expected_outputs(row, paths):
+    # a script stopped by its timeout wrote no result because it was stopped: that is its one problem there
+    for result_file in [] if unusable or run.timed_out else expected_outputs(row, paths):
         problem = result_problem(result_file)
         if problem:  # at the line that should have written it
             problems.append(Problem(problem, finds=WRITES_EVAL if result_file == paths["eval"] else WRITES_RESULT))
@@ -1606,6 +1634,8 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run."""
     progress = progress or Quiet()
     runner_name = runner_name or runner_for(row, root)
+    if (refused := runtime_refused(row, root)) is not None:
+        raise SweepgateError([refused])
     script = resolve_script(root, row, gpu_family(runner_name))
     started, started_at = time.monotonic(), jobfile.now()
     progress.step("step 1/3: shims, trace and job environment")
@@ -1644,6 +1674,8 @@ def rehearse(args) -> int:
     if unknown:  # a warning, as `plan` says it: the rehearsal runs all the same
         emit([unknown])
     runner_name = runner_for(row, root, args.runner_name)
+    if (refused := runtime_refused(row, root)) is not None:  # as `ci row-env` refuses its job, before it runs
+        raise SweepgateError([refused])
     script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
@@ -1667,4 +1699,13 @@ def rehearse(args) -> int:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
     print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
+    print(f"rehearse: {flags_unchecked(config_key_of(row))}")
     return 0
+
+
+def flags_unchecked(config_key: str | None) -> str:
+    """What a passing rehearsal leaves unchecked, and the command that checks it: the stand-ins take any flag
+    (`vllm serve --gpu-memory-utilisation` passes), `preflight` checks them against the manifests."""
+    command = f"sweepgate preflight --config-keys {config_key}" if config_key else "sweepgate preflight"
+    return (f"the engines' flags were not checked (the stand-ins take any); {command} checks them against the "
+            "manifests of the row's versions")
