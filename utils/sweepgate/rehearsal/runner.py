@@ -1634,9 +1634,9 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run."""
     progress = progress or Quiet()
     runner_name = runner_name or runner_for(row, root)
+    script = resolve_script(root, row, gpu_family(runner_name))
     if (refused := runtime_refused(row, root)) is not None:
         raise SweepgateError([refused])
-    script = resolve_script(root, row, gpu_family(runner_name))
     started, started_at = time.monotonic(), jobfile.now()
     progress.step("step 1/3: shims, trace and job environment")
     env, paths = prepare(work, row, runner_name, duration, root)
@@ -1674,9 +1674,9 @@ def rehearse(args) -> int:
     if unknown:  # a warning, as `plan` says it: the rehearsal runs all the same
         emit([unknown])
     runner_name = runner_for(row, root, args.runner_name)
+    script = resolve_script(root, row, gpu_family(runner_name))  # a missing script first, as preflight says it
     if (refused := runtime_refused(row, root)) is not None:  # as `ci row-env` refuses its job, before it runs
         raise SweepgateError([refused])
-    script = resolve_script(root, row, gpu_family(runner_name))
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
     try:
