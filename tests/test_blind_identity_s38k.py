@@ -120,7 +120,7 @@ def test_a_script_kept_elsewhere_gives_no_identity_and_its_change_is_never_reuse
     m = _pushed(repo, tmp_path, db, {"elsewhere/dsr1_vllm.sh": script("dsr1-fp4-b300-vllm", 2)})
     proc = _reuse(repo, tmp_path, db, m)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "reused 2 of 5 jobs (4 GPU-hours saved)"
+    assert proc.stdout.splitlines()[-1] == "reused 2 of 5 jobs (≥ 4 GPU-hours saved)"
     said = [line for line in proc.stderr.splitlines() if "no run identity" in line]
     assert said == [f"sweepgate ci reuse: 3 jobs not reused, no run identity: {identity.NO_SCRIPT} (such as "
                     f"{SCRIPTS['dsr1-fp4-b300-vllm']}), {identity.BLIND_WHY}"], proc.stderr
