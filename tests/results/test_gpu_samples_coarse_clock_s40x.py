@@ -1,14 +1,18 @@
-"""s40x: one GPU sampled faster than its monitor's clock reads was refused as several GPUs' rows interleaved.
+"""s40x, then s40aa: samples with no GPU column whose lines come in rounds sharing one time to the whole second.
 
 s40c refuses samples with no column naming the GPU whose rows come in rounds (``gpu_metrics._rounds``):
 nvidia-smi's ``--query-gpu=timestamp,power.draw`` on a node of eight. A TP1 job's monitor of its own that samples
 one GPU 4 times a second and stamps each line with ``date`` to the whole second (or 2 times a second in Unix
 seconds, ``date +%s``) writes rounds too: the lines of one second at one time, the next a second later (the rows'
-median step is 0, so every step of a second is a pause). Such a job had its energy before s40c and none after,
-with a warning to add ``index`` to a query of one GPU. Lines that all share one time with no fraction of a second
-written are as much one GPU's lines within a tick of its clock as several GPUs' of one round: they are read as
-one GPU's again. Rounds whose lines carry a fraction of a second (nvidia-smi's own, a few ms apart, or one
-monitor's time to the ms for all of a round) are still refused (test_gpu_samples_left_alone_s40c).
+median step is 0, so every step of a second is a pause). s40c refused them with advice to add ``index`` to a
+query of one GPU; s40x read them as one GPU's. But an 8-GPU node's monitor writing its 8 lines a second stamped
+by ``date`` to the second looks the same, and a TP1 job on it was then given the node's average (1.17 J/token
+where GPU0's was 2.05) without a word (s40aa). Such a file cannot say which it is, and a TP1 job's count cannot
+settle it (of k GPUs' lines, which is the job's GPU is not written either): it gives no energy, said in one
+warning at the samples file naming both readings and the fix that works for either (add ``index`` to the query,
+or stamp each line with milliseconds). Rounds whose lines carry a fraction of a second (nvidia-smi's own, a few
+ms apart, or one monitor's time to the ms for all of a round) are several GPUs', refused as before
+(test_gpu_samples_left_alone_s40c).
 """
 
 from __future__ import annotations
@@ -46,17 +50,29 @@ def _epoch(second: int) -> str:  # `date +%s`
     return str(calendar.timegm(START.timetuple()) + second)
 
 
+def _said_ambiguous(line: str, size: int) -> None:
+    """The one warning for rounds at one whole-second time: both readings, and both fixes."""
+    assert "warning: no energy per output token: no column names the GPU" in line, line
+    assert f"{size} lines" in line and "whole second" in line, line
+    assert f"{size} GPUs" in line and f"one GPU read {size} times a second" in line, line
+    assert "add index to the monitor's query" in line and "milliseconds" in line, line
+
+
 @pytest.mark.parametrize("per_second, stamp, header, draw", [
     (4, _clock, "timestamp,power.draw [W]", "{} W"),
     (2, _clock, "timestamp, power.draw [W]", "{} W"),
     (4, _iso, "timestamp,power.draw [W]", "{} W"),
     (2, _epoch, "timestamp,power_w", "{}"),
 ], ids=["4hz-date-seconds", "2hz-date-seconds", "4hz-iso-seconds", "2hz-unix-seconds"])
-def test_one_gpu_sampled_faster_than_its_clock_reads_is_one_gpu_s_energy(tmp_path, capsys, per_second, stamp,
-                                                                         header, draw):
+def test_one_gpu_sampled_faster_than_its_clock_reads_is_ambiguous_no_energy_one_warning(tmp_path, capsys,
+                                                                                       per_second, stamp,
+                                                                                       header, draw):
+    """One GPU 4 (or 2) times a second at one whole-second time is k GPUs once a second as well: no energy."""
     rc, err, recs = _ingest(tmp_path, capsys, _one_gpu(per_second, stamp, header, draw), {"a": {**ROW, "tp": 1}})
-    assert (rc, err) == (0, "")
-    assert recs[0][R.METRICS][R.ENERGY_PER_OUTPUT_TOKEN_J] == pytest.approx(WATTS * 120 / 40960)
+    assert rc == 0 and R.ENERGY_PER_OUTPUT_TOKEN_J not in recs[0][R.METRICS], err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"{tmp_path / 'gpu_metrics.csv'}:"), line
+    _said_ambiguous(line, per_second)
 
 
 def test_eight_lines_a_round_at_one_unix_time_to_the_ms_are_still_several_gpus(tmp_path, capsys):

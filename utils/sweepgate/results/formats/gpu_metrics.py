@@ -40,8 +40,11 @@ GPU_COLUMNS = ("index", "gpu", "gpu_index", "device", "uuid", "gpu_uuid", "pci.b
 # step from one row to the next over ROUND_PAUSE times the rows' lower median step is a pause between rounds;
 # rounds they are when there are two pauses or more, at least one every MAX_ROUND steps (a node's GPUs, with room),
 # so one GPU's samples that stalled now and then (a 20 Hz monitor's) stay one GPU's. Rounds whose lines each share
-# one time written with no fraction of a second (FRACTION: `date '+%F %T'`, `date +%s`) prove nothing: one GPU
-# sampled faster than its clock reads writes them too (a TP1 job's 4 Hz loop), so they stay one GPU's (s40x).
+# one time written with no fraction of a second (FRACTION: `date '+%F %T'`, `date +%s`) are k GPUs' once a second
+# or one GPU's read k times a second (a TP1 job's 4 Hz loop), and nothing in the file tells which; nor does the
+# job's GPU count (a TP1 job on one of k: which line is its GPU's is not written): refused too, the warning naming
+# both readings and the fix for either (``_ambiguous``; s40x read them as one GPU's, a TP1 job on a node of eight
+# given the node's average, s40aa).
 ROUND_PAUSE = 10
 MAX_ROUND = 32
 FRACTION = re.compile(r"\d[.,]\d")  # a time's fraction of a second: 09:15:47.824, 1735725600.25 (dates have none)
@@ -207,7 +210,7 @@ def samples(text: str, path: str) -> Samples:
                    "write the draw in W, mW or kW and say so in the column's name (nvidia-smi's power.draw [W], "
                    "power_mw)")
     if gpu is None and (rounds := _rounds(rows, ts)):
-        raise _interleaved(path, rounds)
+        raise _interleaved(path, rows, ts, rounds)
     return _read(rows, path, ts, power, gpu, scale)
 
 
@@ -244,8 +247,8 @@ def _read(rows: list[list[str]], path: str, ts: int, power: int, gpu: int | None
 
 
 def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | None:
-    """The timed rows (line, epoch seconds) in the rounds they come in, or None for rows that are one GPU's, or
-    may be (``ROUND_PAUSE``, ``FRACTION``)."""
+    """The timed rows (line, epoch seconds) in the rounds they come in, or None for rows that are one GPU's
+    (``ROUND_PAUSE``)."""
     timed = [(line, when) for line, row in enumerate(rows[1:], 2)
              if len(row) > ts and (when := parse_time(row[ts])) is not None]
     steps = [b - a for (_, a), (_, b) in zip(timed, timed[1:])]
@@ -256,26 +259,44 @@ def _rounds(rows: list[list[str]], ts: int) -> list[list[tuple[int, float]]] | N
     if len(pauses) < 2 or len(pauses) * MAX_ROUND < len(steps):
         return None
     cuts = [0, *(i + 1 for i in pauses), len(timed)]
-    rounds = [timed[a:b] for a, b in zip(cuts, cuts[1:])]
-    if (all(r[0][1] == r[-1][1] for r in rounds)
-            and not any(FRACTION.search(rows[line - 1][ts]) for line, _ in timed)):
-        return None  # each round one tick of a clock read to the second: as likely one GPU's (FRACTION)
-    return rounds
+    return [timed[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
-def _interleaved(path: str, rounds: list[list[tuple[int, float]]]):
-    """The refusal of samples whose rows come in rounds, several GPUs' interleaved (``_rounds``), shown by the
-    first round of the usual size."""
+def _usual(rounds: list[list[tuple[int, float]]]):
+    """The first round of the usual size, and the round after it (None at the end)."""
     sizes = [len(r) for r in rounds]
     size = max(sizes, key=sizes.count)
     at = next(i for i, r in enumerate(rounds) if len(r) == size)
-    first, nxt = rounds[at], rounds[at + 1] if at + 1 < len(rounds) else None
+    return rounds[at], rounds[at + 1] if at + 1 < len(rounds) else None
+
+
+def _interleaved(path: str, rows: list[list[str]], ts: int, rounds: list[list[tuple[int, float]]]):
+    """The refusal of samples whose rows come in rounds, several GPUs' interleaved (``_rounds``), shown by the
+    first round of the usual size; rounds each at one time written to the whole second are ``_ambiguous``."""
+    if (all(r[0][1] == r[-1][1] for r in rounds)
+            and not any(FRACTION.search(rows[line - 1][ts]) for r in rounds for line, _ in r)):
+        return _ambiguous(path, rows, ts, rounds)
+    first, nxt = _usual(rounds)
+    size = len(first)
     span = f"within {(first[-1][1] - first[0][1]) * 1000:.0f} ms" if first[-1][1] > first[0][1] else "at one time"
     then = f", the next {nxt[0][1] - first[-1][1]:.3g} s later" if nxt else ""
     return fail(path, first[1][0], f"no column names the GPU, and its rows come {size} lines at a time (lines "
                 f"{first[0][0]}-{first[-1][0]} {span}{then}): several GPUs' rows interleaved, and which line is "
                 "which GPU's is not written", "add index to the monitor's query (nvidia-smi "
                 "--query-gpu=timestamp,index,power.draw ...), as benchmark_lib.sh's start_gpu_monitor does")
+
+
+def _ambiguous(path: str, rows: list[list[str]], ts: int, rounds: list[list[tuple[int, float]]]):
+    """The refusal of rounds whose lines each share one time written to the whole second (``FRACTION``): k GPUs'
+    lines once a second, or one GPU's read k times a second, which the file does not say."""
+    first, nxt = _usual(rounds)
+    size = len(first)
+    then = f", the next {nxt[0][1] - first[-1][1]:.3g} s later" if nxt else ""
+    return fail(path, first[1][0], f"no column names the GPU, and its rows come {size} lines to each time, written "
+                f"to the whole second (lines {first[0][0]}-{first[-1][0]} at {rows[first[0][0] - 1][ts].strip()}"
+                f"{then}): {size} GPUs read once a second, or one GPU read {size} times a second, and which is not "
+                "written", "add index to the monitor's query (nvidia-smi --query-gpu=timestamp,index,power.draw "
+                "...), or stamp each line with milliseconds (date '+%F %T.%3N')")
 
 
 def _listed(header: list[str]) -> str:
