@@ -17,15 +17,11 @@ run from the artifacts and from a store holding the same records: the same basel
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from test_compare_artifacts import blobs_read, compare_pr, created, gh, main_run, synth  # noqa: F401 (gh: fixture)
-from test_compare_artifacts_failed_runs_s40x import _artifact_records, _tput
-from sweepgate import cli
+from test_compare_artifacts import blobs_read, created, gh, main_run, synth  # noqa: F401 (gh: fixture)
+from test_compare_artifacts_failed_runs_s40x import _both_ways
 from sweepgate.results import record as R
-from sweepgate.results import store
 
 NEWEST = (5005, 5006)  # main's two newest runs before the PR run
 ALL_READ = [5006, 5005, 5004, 5003, 5002, 5001, 5000]
@@ -62,14 +58,7 @@ def test_copies_and_rehearsals_take_no_place_in_the_artifacts_baseline_as_in_the
                                                                                          capsys, newest):
     _main_runs(gh, newest)
     pr = [dict(r, finished="2026-11-09T18:00:00.25Z") for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
-    _, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
-    from_artifacts = _tput(out)
-
-    db = f"sqlite:///{tmp_path / 'store.db'}"  # the same runs' records in a store, judged from there
-    with store.open_store(db) as st:
-        st.add(pr + _artifact_records(gh))
-    cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--json"])
-    from_store = _tput(json.loads(capsys.readouterr().out))
+    from_artifacts, from_store = _both_ways(gh, tmp_path, monkeypatch, capsys, pr)
     assert (from_artifacts["baseline"], from_artifacts["verdict"]) == (from_store["baseline"], from_store["verdict"])
     assert from_artifacts["baseline"]["n"] == 5, from_artifacts
     assert blobs_read(gh) == ALL_READ
@@ -80,14 +69,7 @@ def test_a_rehearsals_baseline_artifacts_count_rehearsals_as_the_store_does(gh, 
     _main_runs(gh, _rehearsal)
     pr = [dict(r, finished="2026-11-09T18:00:00.25Z", **{R.REHEARSAL: True})
           for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
-    _, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
-    from_artifacts = _tput(out)
-
-    db = f"sqlite:///{tmp_path / 'store.db'}"
-    with store.open_store(db) as st:
-        st.add(pr + _artifact_records(gh))
-    cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--json"])
-    from_store = _tput(json.loads(capsys.readouterr().out))
+    from_artifacts, from_store = _both_ways(gh, tmp_path, monkeypatch, capsys, pr)
     assert (from_artifacts["baseline"], from_artifacts["verdict"]) == (from_store["baseline"], from_store["verdict"])
     assert from_artifacts["baseline"]["n"] == 5, from_artifacts
     assert blobs_read(gh) == ALL_READ[:5]

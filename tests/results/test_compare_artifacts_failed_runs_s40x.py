@@ -42,18 +42,22 @@ def _tput(out: dict) -> dict:
     return tput
 
 
+def _both_ways(gh, tmp_path, monkeypatch, capsys, pr: list[dict]) -> tuple[dict, dict]:
+    """The PR run's throughput point judged from main's artifacts, then from a store holding the same records."""
+    _, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
+    from_artifacts = _tput(out)
+    db = f"sqlite:///{tmp_path / 'store.db'}"
+    with store.open_store(db) as st:
+        st.add(pr + _artifact_records(gh))
+    cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--json"])
+    return from_artifacts, _tput(json.loads(capsys.readouterr().out))
+
+
 def test_failed_main_runs_take_no_place_in_the_artifacts_baseline_as_in_the_store_s(gh, tmp_path, monkeypatch,
                                                                                        capsys):
     _main_runs(gh)
     pr = [dict(r, finished="2026-11-09T18:00:00.25Z") for r in synth.pr_run(keys=synth.KEYS[:1], concs=(16,))]
-    _, out = compare_pr(gh, tmp_path, monkeypatch, capsys, pr)
-    from_artifacts = _tput(out)
+    from_artifacts, from_store = _both_ways(gh, tmp_path, monkeypatch, capsys, pr)
     assert from_artifacts["baseline"]["n"] == 5, from_artifacts
     assert blobs_read(gh) == [5006, 5005, 5004, 5003, 5002, 5001, 5000]
-
-    db = f"sqlite:///{tmp_path / 'store.db'}"  # the same runs' records in a store, judged from there
-    with store.open_store(db) as st:
-        st.add(pr + _artifact_records(gh))
-    cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--json"])
-    from_store = _tput(json.loads(capsys.readouterr().out))
     assert (from_store["baseline"], from_store["verdict"]) == (from_artifacts["baseline"], from_artifacts["verdict"])
