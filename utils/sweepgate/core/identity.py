@@ -192,12 +192,11 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     tailed = False
     while todo:
         more: list[str] = []
-        tails = tail_sources(todo, blobs)
+        tails = tail_sources(todo, blobs, starts=True)
         tailed = tailed or bool(tails)
         submodules = tracked.gitlinks() if tails else []
-        from_top = _from_the_workspace(tails, blobs) if submodules else set()
-        for n, (_, _, rest) in enumerate(tails):
-            take([link for link in submodules if _may_hold(link, rest, n in from_top)])
+        for _, _, rest, start in tails:
+            take([link for link in submodules if _may_hold(link, rest, start == WORKSPACE)])
             for path in tracked.ending_in(rest):
                 take(_with_helpers(path, blobs))
             names = rest.split("/")
@@ -266,33 +265,16 @@ _EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
 
 def _workspace_moved(files: list[str], blobs: Blobs) -> bool:
     """Whether one of ``files`` names ``WORKSPACE`` otherwise than expanding it (`GITHUB_WORKSPACE=…`,
-    `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`), so that it may be any folder (``_from_the_workspace``)."""
+    `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`), so that it may be any folder (``_may_hold``)."""
     texts = [(blobs.get(path) or b"").decode("utf-8", "replace") for path in files]
     return any(len(_NAMED.findall(text)) > len(_EXPANDED.findall(text)) for text in texts)
 
 
-def _from_the_workspace(tails: list[tuple[str, int, str]], blobs: Blobs) -> set[int]:
-    """Which of ``tails`` (``recipes.tail_sources``) start at ``WORKSPACE`` (`"$GITHUB_WORKSPACE/x/y.sh"`,
-    `"${GITHUB_WORKSPACE}"/x/y.sh`), by their index: each whose line spells its written end after it as often as
-    that line has such tails. Any other start (a variable set elsewhere, a `cd` to such a place) may be anywhere, and
-    so may the workspace when a file of the job sets it (``tail_files`` then takes every submodule:
-    ``_workspace_moved``)."""
-    counts: dict[tuple[str, int, str], int] = {}
-    for key in tails:
-        counts[key] = counts.get(key, 0) + 1
-    found = set()
-    for n, (path, line, rest) in enumerate(tails):
-        lines = (blobs.get(path) or b"").decode("utf-8", "replace").split("\n")
-        names = "/+".join(re.escape(name) for name in rest.split("/"))
-        spelled = re.compile(_EXPANDED.pattern + "[\"']?/+" + names + r"(?![\w.+/-])")
-        if 0 < line <= len(lines) and len(spelled.findall(lines[line - 1])) >= counts[(path, line, rest)]:
-            found.add(n)
-    return found
-
-
 def _may_hold(submodule: str, rest: str, from_the_workspace: bool) -> bool:
     """Whether ``submodule`` may hold the file of a `source` whose path starts where only the run knows and ends in
-    ``rest``: from the workspace (the checkout's top or above it), only when its names go through the submodule's
+    ``rest``: from the workspace (the checkout's top or above it: the `source` command's own word is `$GITHUB_WORKSPACE`
+    and then ``rest``, ``shellwords.Reading.tails``; a test or a comment on its line that spells it is none, and no
+    file of the job may set it, ``_workspace_moved``), only when its names go through the submodule's
     (`vendor/tools/env.sh`, `repo/vendor/tools/env.sh` for vendor/tools); from any other start, which may be inside
     it, always."""
     if not from_the_workspace:

@@ -185,14 +185,16 @@ def unseen_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int
     return found
 
 
-def tail_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int, str]]:
+def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False) -> list[tuple]:
     """(file, 1-based line, the written end of its path) of each `source` in the files ``paths`` (as far as ``blobs``
     holds them) whose path starts where only the run knows but ends in names written out (``shellwords.Reading.tails``:
-    `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`), in order."""
+    `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`), in order; with ``starts``, and the variable
+    its own word starts with (`GITHUB_WORKSPACE` for `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start)."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
-        found += [(path, text.count("\n", 0, at) + 1, rest) for at, rest in _shell_reading(text).tails]
+        found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []))
+                  for at, rest, start in _shell_reading(text).tails]
     return found
 
 

@@ -163,8 +163,9 @@ class Reading:
     unseen: list[tuple[int, str]] = field(default_factory=list)
     # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
     # `"$VENV/bin/activate"`, `benchmarks/x.sh` after a `cd` to such a place): an offset on its line, that end (a
-    # relative path, no `..`)
-    tails: list[tuple[int, str]] = field(default_factory=list)
+    # relative path, no `..`), and the variable its own word starts with when that word is the variable, unset in
+    # the text, and then that end alone (`"$GITHUB_WORKSPACE/x/y.sh"`, `"${V}"/x/y.sh`: ``_start``), else ""
+    tails: list[tuple[int, str, str]] = field(default_factory=list)
     # each `cd`/`pushd`/`popd`: its offset, the working folder after it, the end of the scope it holds for
     moved: list[tuple[int, Place | None, int]] = field(default_factory=list)
 
@@ -196,7 +197,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
-            read.tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.tails]
+            read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
     return read
 
 
@@ -385,7 +386,8 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
-            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd)
+            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd,
+                    scopes[-1].variables)
     flow.until(scopes, spanned, len(text) + 1)  # those after the last: where a command string or a path named stands
 
 
@@ -538,10 +540,12 @@ def _either(one: "Place | None", other: "Place | None") -> Place | None:
     return (TAIL, "/".join(shared)) if shared else None
 
 
-def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None) -> None:
+def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None,
+            variables: dict[str, Place | None] | None = None) -> None:
     """Put what the `source` command with the path's ``word`` (a process substitution when ``substituted``; its place,
     if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, ``cwd`` (a `cd` moved
-    it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``)."""
+    it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``; a written
+    end after a variable the text does not set, ``variables``, is said with it: ``_start``)."""
     if (relative := _relative_word(word)) and cwd != (TOP, ""):
         place = None if cwd is None else (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))
         if place is None or place[0] == TAIL:
@@ -557,8 +561,8 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         read.sourced.append((said_at, (TOP, bare)))
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
-        _unplaced(read, said_at, said, None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(
-            _TAIL.search(bare)))
+        tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
+        _unplaced(read, said_at, said, tail, _start(bare, tail, variables or {}))
 
 
 def _set_before(scope: _Scope, name: str) -> bool:
@@ -581,13 +585,27 @@ def _tail_place(word: str) -> Place | None:
     return (TAIL, tail) if tail else None
 
 
-def _unplaced(read: Reading, said_at: int, said: str, tail: str | None) -> None:
-    """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``), else one whose
-    file only the run knows (``Reading.unseen``)."""
+def _unplaced(read: Reading, said_at: int, said: str, tail: str | None, start: str = "") -> None:
+    """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``, from ``start``),
+    else one whose file only the run knows (``Reading.unseen``)."""
     if tail:
-        read.tails.append((said_at, tail))
+        read.tails.append((said_at, tail, start))
     else:
         read.unseen.append((said_at, said))
+
+
+_STARTED = re.compile(r'\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<bare>[A-Za-z_]\w*))(?P<rest>(?:/+[\w.+-]+)+)')
+
+
+def _start(bare: str, tail: str | None, variables: dict[str, Place | None]) -> str:
+    """The variable a `source` word (quotes removed, ``bare``) starts with when the word is that variable and then
+    its written end ``tail`` alone, name for name (no `.`, `..`, no other expansion: `$GITHUB_WORKSPACE/x/y.sh`), and
+    the text never sets it (``variables``: not among them); else "" (the start may be anywhere)."""
+    m = _STARTED.fullmatch(bare)
+    if not m or not tail or (name := m["braced"] or m["bare"]) in variables:
+        return ""
+    names = [part for part in m["rest"].split("/") if part]
+    return name if "/".join(names) == tail and all(part not in (".", "..") for part in names) else ""
 
 
 def _tail(rest: "str | re.Match | None") -> str | None:
