@@ -5,6 +5,8 @@ holding it) changes the identity, on the host and in `ci reuse` alike, in a real
 
 1. A `source` counted as starting at `$GITHUB_WORKSPACE` when the variable was spelled anywhere on its line (a `[ -f ]`
    test, another `source`, a comment), so only the submodules its names go through were hashed.
+2. A tracked link leaving the checkout (`tools -> /ws/repo/vendor/tools`, `tools -> ../repo/vendor/tools`) was taken
+   to read no file of the repository, so a bump of the submodule it leads back into kept the identity.
 """
 
 from __future__ import annotations
@@ -23,14 +25,17 @@ from test_unknown_prefix_s39u import HELPER, LAUNCHER, _checkout  # noqa: E402
 TOOLS = "vendor/tools"
 
 
-def _sourced(tmp_path: Path, launcher: str, files: dict[str, str], checkout: str = "", **env: str) -> list[str]:
-    """What real bash sources running ``launcher`` in a workspace holding ``files`` (each echoes its own path), the
-    checkout at ``checkout`` under it (actions/checkout's `path:`), the working folder the checkout's top; ``env``
-    values may name `{ws}`, the workspace."""
+def _sourced(tmp_path: Path, launcher: str, files: dict[str, str], checkout: str = "", links: dict[str, str] = {},
+             **env: str) -> list[str]:
+    """What real bash sources running ``launcher`` in a workspace holding ``files`` (each echoes its own path) and
+    symbolic ``links`` (path -> target), the checkout at ``checkout`` under it (actions/checkout's `path:`), the
+    working folder the checkout's top; ``env`` values and link targets may name `{ws}`, the workspace."""
     ws = tmp_path / "bash-ws"
     for path, _ in files.items():
         (ws / path).parent.mkdir(parents=True, exist_ok=True)
         (ws / path).write_text(f"echo sourced:{path}\n")
+    for path, target in links.items():
+        os.symlink(target.format(ws=ws), ws / path)
     top = ws / checkout
     top.mkdir(parents=True, exist_ok=True)
     run_env = {"PATH": os.environ["PATH"], "GITHUB_WORKSPACE": str(ws),
@@ -39,8 +44,16 @@ def _sourced(tmp_path: Path, launcher: str, files: dict[str, str], checkout: str
     return [line.split(":", 1)[1] for line in proc.stdout.splitlines() if line.startswith("sourced:")]
 
 
-def _bump_changes_the_identity(tmp_path: Path, launcher: str, submodule: str = TOOLS) -> bool:
+def _bump_changes_the_identity(tmp_path: Path, launcher: str, submodule: str = TOOLS, links: dict[str, str] = {}
+                               ) -> bool:
+    """Whether moving ``submodule`` from ONE to TWO changes the row's identity (the host's and `ci reuse`'s agree);
+    ``links``: tracked symbolic links (path -> target; `{repo}`: the checkout's own folder)."""
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + launcher, HELPER: "H=1\n"})
+    for path, target in links.items():
+        os.symlink(target.format(repo=repo.path), repo.path / path)
+    if links:
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", "links")
     _gitlink(repo, submodule, ONE)
     host, reuse = _both(repo)
     assert host is not None and host == reuse
@@ -76,3 +89,32 @@ def test_a_source_from_the_workspace_still_keeps_an_unrelated_submodule_out(tmp_
     launcher = '[ -f "$GITHUB_WORKSPACE/env.sh" ] && source "$GITHUB_WORKSPACE/env.sh"\n'
     assert _sourced(tmp_path, launcher, {"env.sh": ""}) == ["env.sh"]
     assert not _bump_changes_the_identity(tmp_path, launcher, "third_party/unrelated")
+
+
+# --- 2: a tracked link leaving the checkout may lead back into it -------------------------------------------------
+
+def test_a_source_through_a_link_out_of_the_checkout_sees_a_bump_of_the_submodule_it_leads_back_into(tmp_path):
+    """`tools -> <the checkout>/vendor/tools` (absolute) or `tools -> ../<the checkout>/vendor/tools`: bash sources
+    vendor/tools/env.sh; the folder such a link leads to is one only the run knows, so every submodule is hashed."""
+    launcher = 'source "$GITHUB_WORKSPACE/tools/env.sh"\n'
+    for n, (bash_link, repo_link) in enumerate([("{ws}/" + TOOLS, "{repo}/" + TOOLS),
+                                                ("../bash-ws/" + TOOLS, "../repo/" + TOOLS)]):
+        os.makedirs(tmp_path / str(n))
+        assert _sourced(tmp_path / str(n), launcher, {f"{TOOLS}/env.sh": ""},
+                        links={"tools": bash_link}) == [f"{TOOLS}/env.sh"]
+        assert _bump_changes_the_identity(tmp_path / str(n), launcher, links={"tools": repo_link}), repo_link
+
+
+def test_a_source_by_its_path_through_a_link_out_of_the_checkout_sees_the_tracked_file_it_leads_back_to(tmp_path):
+    """`source bench/shared/helper.sh`, `bench -> <the checkout>/benchmarks` (absolute): bash reads the tracked
+    benchmarks/shared/helper.sh, so an edit of it is a change."""
+    assert _sourced(tmp_path, "source bench/shared/helper.sh\n", {HELPER: ""},
+                    links={"bench": "{ws}/benchmarks"}) == ["benchmarks/shared/helper.sh"]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\nsource bench/shared/helper.sh\n", HELPER: "H=1\n"})
+    os.symlink(f"{repo.path}/benchmarks", repo.path / "bench")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "link")
+    before = _both(repo)
+    repo.commit({HELPER: "H=2\n"}, "edit")
+    after = _both(repo)
+    assert before[0] is not None and before[0] == before[1] and after[0] == after[1] and after != before

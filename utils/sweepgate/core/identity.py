@@ -189,24 +189,39 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
         more.extend(path for path in paths if path not in out)
         out.update(dict.fromkeys(paths))
 
-    tailed = False
-    while todo:
-        more: list[str] = []
-        tails = tail_sources(todo, blobs, starts=True)
-        tailed = tailed or bool(tails)
-        submodules = tracked.gitlinks() if tails else []
-        for _, _, rest, start in tails:
-            take([link for link in submodules if _may_hold(link, rest, start == WORKSPACE)])
+    def read_tails(tails: list[tuple[str, bool]]) -> None:
+        """Take what each (written end, whether from the workspace) may read; a link out of the checkout on the way
+        adds the names after it, from a start only the run knows."""
+        seen: set[tuple[str, bool]] = set()
+        while tails:
+            rest, from_top = tails.pop(0)
+            if (rest, from_top) in seen:
+                continue
+            seen.add((rest, from_top))
+            take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
             for path in tracked.ending_in(rest):
                 take(_with_helpers(path, blobs))
             names = rest.split("/")
             for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
                 for k in range(1, len(names)):
                     if ending_in("/".join(names[:k]), [link]):
-                        take([link, *_reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)])
+                        reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
+                        take([link, *reached])
+                        tails += [(escaped, False)] if escaped else []  # out of the checkout: it may come back
+
+    tailed = False
+    while todo:
+        more: list[str] = []
+        tails = [(rest, start == WORKSPACE) for _, _, rest, start in tail_sources(todo, blobs, starts=True)]
+        tailed = tailed or bool(tails)
+        read_tails(tails)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
-                take(_reached(path, blobs, tracked))
+                reached, escaped = _reached(path, blobs, tracked)
+                take(reached)
+                if escaped:
+                    tailed = True
+                    read_tails([(escaped, False)])
         todo = list(dict.fromkeys(more))
     if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
@@ -225,15 +240,18 @@ def _with_helpers(path: str, blobs: Blobs) -> list[str]:
 LINK_HOPS = 40  # symbolic links followed on one path at most (Linux's own limit): past it, no file is read
 
 
-def _reached(path: str, blobs: Blobs, tracked: Tracked) -> list[str]:
+def _reached(path: str, blobs: Blobs, tracked: Tracked) -> tuple[list[str], str | None]:
     """What a `source` of ``path`` (from the checkout's top) reads when a folder on its way is a tracked symbolic link:
     each such link (its target is what git stores, so a link pointed elsewhere is a change) and, when they lead to a
     tracked file, that file with its helpers (``_with_helpers``), or to a path inside a submodule, the submodule.
     Nothing when no folder on the way is a link, or the first is not read yet (``read_all`` reads it, then asks
-    again); only the links when they lead outside the checkout (no file of the repository, like a venv)."""
+    again); only the links when they lead outside the checkout (an absolute target, one above it through `..`), and
+    then, second, the names after the last link: the folder it leads to is one only the run knows, which may be
+    the checkout's own or inside any submodule (`tools -> /ws/repo/vendor/tools`), so ``tail_files`` reads them as
+    a path from such a start. None second otherwise."""
     links = set(tracked.symlinks())
     if not links:
-        return []
+        return [], None
     hops: list[str] = []
     for _ in range(LINK_HOPS):
         names = path.split("/")
@@ -242,18 +260,21 @@ def _reached(path: str, blobs: Blobs, tracked: Tracked) -> list[str]:
             break
         hops.append(link)
         if link not in blobs:
-            return hops
+            return hops, None
         target = (blobs[link] or b"").decode("utf-8", "replace")
-        path = posixpath.normpath(posixpath.join(posixpath.dirname(link), target, *names[link.count("/") + 1:]))
-        if not target or target.startswith("/") or path == ".." or path.startswith("../"):
-            return hops
+        after = names[link.count("/") + 1:]
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(link), target, *after))
+        if not target:
+            return hops, None
+        if target.startswith("/") or path == ".." or path.startswith("../"):
+            return hops, "/".join(name for name in after if name not in ("", ".", "..")) or None
     else:
-        return hops
+        return hops, None
     if not hops:
-        return []
+        return [], None
     if tracked.holds(path):
-        return [*hops, *_with_helpers(path, blobs)]
-    return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")]
+        return [*hops, *_with_helpers(path, blobs)], None
+    return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")], None
 
 
 WORKSPACE = "GITHUB_WORKSPACE"  # the job's workspace: the checkout's top, or a folder above it (actions/checkout path:)
