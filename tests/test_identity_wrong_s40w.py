@@ -7,6 +7,8 @@ holding it) changes the identity, on the host and in `ci reuse` alike, in a real
    test, another `source`, a comment), so only the submodules its names go through were hashed.
 2. A tracked link leaving the checkout (`tools -> /ws/repo/vendor/tools`, `tools -> ../repo/vendor/tools`) was taken
    to read no file of the repository, so a bump of the submodule it leads back into kept the identity.
+3. With the checkout below the workspace (actions/checkout's `path: repo`), `"$GITHUB_WORKSPACE/repo/x/y.sh"` matched
+   no tracked file (none ends in repo/x/y.sh), so an edit of x/y.sh kept the identity.
 """
 
 from __future__ import annotations
@@ -118,3 +120,25 @@ def test_a_source_by_its_path_through_a_link_out_of_the_checkout_sees_the_tracke
     repo.commit({HELPER: "H=2\n"}, "edit")
     after = _both(repo)
     assert before[0] is not None and before[0] == before[1] and after[0] == after[1] and after != before
+
+
+# --- 3: the workspace above the checkout --------------------------------------------------------------------------
+
+def test_a_source_from_a_workspace_above_the_checkout_sees_an_edit_of_the_file_it_reads(tmp_path):
+    """actions/checkout's `path: repo`: bash sources <workspace>/repo/benchmarks/shared/helper.sh, the checkout's
+    benchmarks/shared/helper.sh; also through a tracked link (`bench -> benchmarks`)."""
+    for n, (launcher, links) in enumerate([('source "$GITHUB_WORKSPACE/repo/benchmarks/shared/helper.sh"\n', {}),
+                                           ('source "$GITHUB_WORKSPACE/repo/bench/shared/helper.sh"\n',
+                                            {"bench": "benchmarks"})]):
+        os.makedirs(tmp_path / str(n))
+        assert _sourced(tmp_path / str(n), launcher, {"repo/" + HELPER: ""}, "repo",
+                        links={"repo/" + link: target for link, target in links.items()}) == ["repo/" + HELPER]
+        repo = _checkout(tmp_path / str(n), {LAUNCHER: "#!/usr/bin/bash\n" + launcher, HELPER: "H=1\n"})
+        for link, target in links.items():
+            os.symlink(target, repo.path / link)
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", "links", "--allow-empty")
+        before = _both(repo)
+        repo.commit({HELPER: "H=2\n"}, "edit")
+        after = _both(repo)
+        assert before[0] is not None and before[0] == before[1] and after[0] == after[1] and after != before, launcher

@@ -64,12 +64,21 @@ class Tracked:
                 self._by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
         return self._by_name
 
-    def ending_in(self, rest: str) -> list[str]:
-        """The tracked files whose path ends in ``rest`` name for name (``recipes.ending_in``), in order."""
-        return ending_in(rest, self._names().get(rest.rsplit("/", 1)[-1], ()))
+    def may_be(self, rest: str) -> list[str]:
+        """The tracked files a path from a start only the run knows that ends in ``rest`` may be, in order: those that
+        end in it (the start inside the checkout, or its top), and those it ends in (the start above the checkout:
+        `"$GITHUB_WORKSPACE/repo/x/y.sh"` with the checkout at `$GITHUB_WORKSPACE/repo` reads x/y.sh), name for name."""
+        return [path for path in self._names().get(rest.rsplit("/", 1)[-1], ())
+                if _along(path, rest)]
 
     def holds(self, path: str) -> bool:
         return path in self._names().get(path.rsplit("/", 1)[-1], ())
+
+
+def _along(path: str, rest: str) -> bool:
+    """Whether the checkout's ``path`` may be what a path from a start only the run knows that ends in ``rest`` names:
+    one ends in the other, name for name (``recipes.ending_in``)."""
+    return bool(ending_in(rest, [path]) or ending_in(path, [rest]))
 
 
 def _tracked(read, blobs: Blobs) -> Tracked:
@@ -199,12 +208,12 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
                 continue
             seen.add((rest, from_top))
             take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
-            for path in tracked.ending_in(rest):
+            for path in tracked.may_be(rest):
                 take(_with_helpers(path, blobs))
             names = rest.split("/")
             for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
                 for k in range(1, len(names)):
-                    if ending_in("/".join(names[:k]), [link]):
+                    if _along(link, "/".join(names[:k])):
                         reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
                         take([link, *reached])
                         tails += [(escaped, False)] if escaped else []  # out of the checkout: it may come back
