@@ -9,6 +9,8 @@ holding it) changes the identity, on the host and in `ci reuse` alike, in a real
    to read no file of the repository, so a bump of the submodule it leads back into kept the identity.
 3. With the checkout below the workspace (actions/checkout's `path: repo`), `"$GITHUB_WORKSPACE/repo/x/y.sh"` matched
    no tracked file (none ends in repo/x/y.sh), so an edit of x/y.sh kept the identity.
+4. A variable set by `read`, `printf -v`, `mapfile`, `eval "X=…"` (in a function too) kept its earlier value, so
+   `source "$X"` hashed the earlier value's file; and `cd a || cd b` ran `cd b` from a.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "results"))
 
 from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink  # noqa: E402
-from test_unknown_prefix_s39u import HELPER, LAUNCHER, _checkout  # noqa: E402
+from test_unknown_prefix_s39u import HELPER, LAUNCHER, M_ROW, _checkout, identity  # noqa: E402
 
 TOOLS = "vendor/tools"
 
@@ -142,3 +144,47 @@ def test_a_source_from_a_workspace_above_the_checkout_sees_an_edit_of_the_file_i
         repo.commit({HELPER: "H=2\n"}, "edit")
         after = _both(repo)
         assert before[0] is not None and before[0] == before[1] and after[0] == after[1] and after != before, launcher
+
+
+# --- 4: what sets a variable or the working folder besides an assignment -----------------------------------------
+
+OTHER = "shared/other.sh"
+WRITERS = [
+    'LIB="$X/shared/helper.sh"\nread -r LIB <<< "$X/shared/other.sh"\nsource "$LIB"\n',
+    'LIB=shared/helper.sh\nread -r LIB <<< "shared/other.sh"\nsource "$LIB"\n',
+    'LIB="$X/shared/helper.sh"\nprintf -v LIB "%s/shared/other.sh" "$X"\nsource "$LIB"\n',
+    'LIB="$X/shared/helper.sh"\nmapfile -t LIB <<< "$X/shared/other.sh"\nsource "$LIB"\n',
+    'LIB="$X/shared/helper.sh"\neval "LIB=\\"$X/shared/other.sh\\""\nsource "$LIB"\n',
+    'LIB="$X/shared/helper.sh"\npick() { printf -v LIB "%s/shared/other.sh" "$X"; }\npick\nsource "$LIB"\n',
+    'cd nowhere 2>/dev/null || { cd benchmarks; source shared/helper.sh; }\n',
+]
+
+
+def test_a_file_sourced_after_a_command_sets_its_variable_or_folder_is_never_left_out(tmp_path):
+    """Real bash sources the file the last writer named (shared/other.sh; benchmarks/shared/helper.sh after `cd
+    nowhere || cd benchmarks`): the row either has no identity (the value is one only the run knows) or hashes it,
+    never the earlier value's file alone."""
+    files = {HELPER: "", "shared/helper.sh": "", OTHER: ""}
+    for n, launcher in enumerate(WRITERS):
+        os.makedirs(tmp_path / str(n))
+        sourced = _sourced(tmp_path / str(n), launcher, files, X="{ws}")
+        assert len(sourced) == 1, (launcher, sourced)
+        repo = _checkout(tmp_path / str(n), {LAUNCHER: "#!/usr/bin/bash\n" + launcher,
+                                             **{path: f"echo {path}\n" for path in files}})
+        ids, _ = identity.identities_and_blind([M_ROW], {}, identity.read_tree(str(repo.path)))
+        read = identity.read_tree(str(repo.path))
+        hashed = identity.executed_files(M_ROW, {}, identity.read_all([M_ROW], {}, read), identity._tracked(read, {}))
+        assert ids[0] is None or sourced[0] in hashed, (launcher, sourced, hashed)
+
+
+def test_a_cd_or_exit_keeps_the_folder_it_went_to(tmp_path):
+    """The guard: `cd x || exit 1` then a relative `source`: bash sources from x, and so does the reading (an identity,
+    the file hashed)."""
+    launcher = "cd benchmarks || exit 1\nsource shared/helper.sh\n"
+    assert _sourced(tmp_path, launcher, {HELPER: "", "shared/helper.sh": ""}) == [HELPER]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + launcher, "shared/helper.sh": "S=1\n",
+                                HELPER: "H=1\n"})
+    read = identity.read_tree(str(repo.path))
+    hashed = identity.executed_files(M_ROW, {}, identity.read_all([M_ROW], {}, read), identity._tracked(read, {}))
+    assert identity.identities([M_ROW], {}, identity.read_tree(str(repo.path)))[0] is not None
+    assert HELPER in hashed and "shared/helper.sh" not in hashed

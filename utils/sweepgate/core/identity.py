@@ -198,39 +198,19 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
         more.extend(path for path in paths if path not in out)
         out.update(dict.fromkeys(paths))
 
-    def read_tails(tails: list[tuple[str, bool]]) -> None:
-        """Take what each (written end, whether from the workspace) may read; a link out of the checkout on the way
-        adds the names after it, from a start only the run knows."""
-        seen: set[tuple[str, bool]] = set()
-        while tails:
-            rest, from_top = tails.pop(0)
-            if (rest, from_top) in seen:
-                continue
-            seen.add((rest, from_top))
-            take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
-            for path in tracked.may_be(rest):
-                take(_with_helpers(path, blobs))
-            names = rest.split("/")
-            for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
-                for k in range(1, len(names)):
-                    if _along(link, "/".join(names[:k])):
-                        reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
-                        take([link, *reached])
-                        tails += [(escaped, False)] if escaped else []  # out of the checkout: it may come back
-
     tailed = False
     while todo:
         more: list[str] = []
         tails = [(rest, start == WORKSPACE) for _, _, rest, start in tail_sources(todo, blobs, starts=True)]
         tailed = tailed or bool(tails)
-        read_tails(tails)
+        _read_tails(tails, take, blobs, tracked)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
                 reached, escaped = _reached(path, blobs, tracked)
                 take(reached)
                 if escaped:
                     tailed = True
-                    read_tails([(escaped, False)])
+                    _read_tails([(escaped, False)], take, blobs, tracked)
         todo = list(dict.fromkeys(more))
     if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
@@ -239,6 +219,29 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
         out.update(dict.fromkeys(link for link in tracked.gitlinks()
                                  if link not in out and any(path.startswith(link + "/") for path in missing)))
     return list(out)
+
+
+def _read_tails(tails: list[tuple[str, bool]], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked
+                ) -> None:
+    """``take`` what a `source` of each of ``tails`` (its written end, whether it starts at the workspace) may read
+    (``tail_files``); a tracked link out of the checkout on its way adds the names after it, from a start only the run
+    knows (``_reached``)."""
+    seen: set[tuple[str, bool]] = set()
+    while tails:
+        rest, from_top = tails.pop(0)
+        if (rest, from_top) in seen:
+            continue
+        seen.add((rest, from_top))
+        take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
+        for path in tracked.may_be(rest):
+            take(_with_helpers(path, blobs))
+        names = rest.split("/")
+        for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
+            for k in range(1, len(names)):
+                if _along(link, "/".join(names[:k])):
+                    reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
+                    take([link, *reached])
+                    tails += [(escaped, False)] if escaped else []  # out of the checkout: it may come back
 
 
 def _with_helpers(path: str, blobs: Blobs) -> list[str]:

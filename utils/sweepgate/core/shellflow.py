@@ -29,6 +29,7 @@ from sweepgate.core import shellgrammar
 
 JOIN, LOOP, FUNCTION = "join", "loop", "function"
 START, BRANCH, END, CALL = "start", "branch", "end", "call"
+WRITE = "write"  # (``core.shellwords``) a command that sets variables no assignment shows: `read X`, `printf -v X`
 
 _TOKEN = re.compile(r"(?P<word>(?:[0-9]*(?:&>>?|[<>]&|>\||[<>])|[^\s;&|()`<>])+)"
                     r"|(?P<op>;;&|;;|;&|&&|\|\||\|&|[;&|\n()`])|[ \t\r\f\v]+")
@@ -51,6 +52,10 @@ class Region:
     reach: int = -1
     variable: str = ""
     name: str = ""  # a function's
+    # an `&&`/`||` list's: where its first command begins, and the offset of each `||` in it (what the commands before
+    # one set may not have been set when the commands after it run: `cd a || cd b` runs `cd b` where `cd a` failed)
+    lead: int = -1
+    failing: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -181,10 +186,12 @@ class _Reader:
         if op in ("&&", "||"):
             _end_pipe(lst, at)
             if lst.either is None:
-                lst.either = Region(JOIN, at)
+                lst.either = Region(JOIN, at, lead=lst.start)
                 self.found.append(lst.either)
             else:
                 lst.either.branches.append(at)
+            if op == "||" and lst.either.lead >= 0:
+                lst.either.failing.append(at)
             lst.pipeline, lst.continued = -1, True
         elif op in ("|", "|&"):
             if lst.pipe is None:

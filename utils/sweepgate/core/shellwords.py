@@ -344,7 +344,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
     ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
     shown = text if shown is None else shown
-    flow = _Flow(code, spans, read)
+    flow = _Flow(text, code, spans, read)
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
@@ -386,8 +386,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
-            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1].cwd,
-                    scopes[-1].variables)
+            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1])
     flow.until(scopes, spanned, len(text) + 1)  # those after the last: where a command string or a path named stands
 
 
@@ -395,12 +394,14 @@ class _Flow:
     """The regions of a text's code (``shellflow``: a condition, a loop, a function), met in order as ``_commands``
     reads its commands (``_flowed``)."""
 
-    def __init__(self, code: str, spans: list[tuple[int, int]], read: Reading):
-        found, self.sets = shellflow.regions(code, spans), _Sets(code)
+    def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading):
+        writes = _writes(text, code)
+        found, self.sets = shellflow.regions(code, spans), _Sets(code, writes)
         calls = [(m.start(), shellflow.CALL, r) for r in found if r.kind == shellflow.FUNCTION and r.name
                  and self.sets.within(r.start, r.end)
                  for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?![\w./-])').finditer(code, r.end, r.reach)]
         # taken from its end, in order
+        calls += [(at, shellflow.WRITE, names) for at, names in writes]
         self.events = sorted(shellflow.events(found) + calls, key=lambda e: e[0], reverse=True)
         self.spans, self.read = spans, read
 
@@ -440,12 +441,19 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
             if _value(scope.variables, name) is not None:
                 _set(scope, scopes, read, at, name, None)
         return spanned
+    if what == shellflow.WRITE:  # `read X`, `printf -v X`, `${X:=…}`, `eval "X=…"`: a value only the run knows
+        for name in region:
+            if name in scope.variables or name == _CWD and _cwd(scope.variables) is not None:
+                _set(scope, scopes, read, at, name, None)
+        return spanned
     if what == shellflow.START:
         _begun(scope, scopes, read, at, region, sets)
         return spanned
     if (held := scope.regions.get(id(region))) is None:
         return spanned  # begun in a scope that ended (an unclosed list in a `$( )`)
     before, entered, touched = held
+    if at in region.failing:
+        touched |= _failed(scope, scopes, read, at, region, sets)
     for name in set(before) | set(entered) | set(scope.variables) | touched:
         now, then = _value(scope.variables, name), _value(before, name)
         if now != _value(entered, name) or name in touched:
@@ -465,6 +473,8 @@ def _begun(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: 
     """A region's start (``_flowed``): what it is entered with kept; a loop's, or a function's, forgets what it (or the
     rest of the text, for a function) may set."""
     before, touched = dict(scope.variables), set()
+    if at in region.failing:
+        touched = _failed(scope, scopes, read, at, region, sets)
     if region.kind != shellflow.JOIN:
         touched = sets.within(region.start, region.end) | {region.variable} - {""}
         reach = touched if region.kind == shellflow.LOOP else {
@@ -473,6 +483,20 @@ def _begun(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: 
             if name == _CWD and _cwd(scope.variables) is not None or name != _CWD and name in scope.variables:
                 _set(scope, scopes, read, at, name, None if name == _CWD else _ABSENT)
     scope.regions[id(region)] = (before, dict(scope.variables), touched)
+
+
+def _failed(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: shellflow.Region, sets: _Sets
+            ) -> set[str]:
+    """At a `||` of a list (``region``): the commands before it may have failed before setting what they set, so each
+    variable (or the working folder) they may set that the commands after it set again is one only the run knows
+    there (`cd a || cd b`: `cd b` runs from where `cd a` failed to leave, not from a); those names, for the region's
+    end to take either value (``_flowed``). What the commands after it leave alone keeps its value (`cd a || exit`)."""
+    dropped = set()
+    for name in sets.within(region.lead, at):
+        if sets.sets(name, at, region.end) and (name in scope.variables or name == _CWD):
+            _set(scope, scopes, read, at, name, None)
+            dropped.add(name)
+    return dropped
 
 
 def _set(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, name: str, value: "Place | None") -> None:
@@ -488,9 +512,10 @@ class _Sets:
     """Where a text's code may set each variable (``_ASSIGNS``) or the working folder (``_CWD``: ``_MOVES``), found
     once."""
 
-    def __init__(self, code: str):
+    def __init__(self, code: str, writes: list[tuple[int, frozenset[str]]] = ()):
         self.found = [(m.start(), m[1]) for m in _ASSIGNS.finditer(code)]
         self.found += [(m.start(), _CWD) for m in _MOVES.finditer(code)]
+        self.found += [(at, name) for at, names in writes for name in names]
         self.found.sort()
         self.offsets = [at for at, _ in self.found]
         self.by_name: dict[str, list[int]] = {}
@@ -507,6 +532,45 @@ class _Sets:
         offsets = self.by_name.get(name, [])
         k = bisect.bisect_left(offsets, start)
         return k < len(offsets) and offsets[k] < end
+
+
+# A command that sets variables named as its arguments, no assignment's word (after words that may be empty and
+# assignments: `IFS= read -r X`): `read`, `mapfile`/`readarray`, `getopts` (each of its words that is a name is taken
+# for one: reading more names than it sets costs a reuse at most), `printf -v X`; and `eval`, whose words are code
+_WRITER = re.compile(_MAY_BEGIN.pattern + r'(?:(?:builtin|command)[ \t]+)?'
+                     r'(?P<writer>read|mapfile|readarray|getopts|printf|eval)(?=[ \t])', re.MULTILINE)
+# `${X:=…}`, `${X=…}`: X set where it is unset (or empty), wherever it is expanded
+_DEFAULTED = re.compile(r'\$\{([A-Za-z_]\w*):?=')
+_NAME_WORD = re.compile(r'([A-Za-z_]\w*)(?:\[[^]]*\])?')
+
+
+def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[str]]]:
+    """Where ``text`` (its ``code``) sets variables without an assignment's word (``_WRITER``, ``_DEFAULTED``), and the
+    names each may set (``_CWD`` for an `eval` whose words `cd`), in order: there each is one only the run knows
+    (``_flowed``), so a `source "$X"` after `X=a.sh; read -r X` never reads a.sh for it."""
+    found = [(m.start(), frozenset([m[1]])) for m in _DEFAULTED.finditer(text)]
+    for m in _WRITER.finditer(code):
+        words, at = [], m.end("writer")
+        while (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
+            words.append(word.replace('"', "").replace("'", "") if m["writer"] != "eval" else word)
+            at = gap.end() + len(word)
+        if m["writer"] == "eval":
+            inner: list[str] = []
+            for word in words:
+                _dequoted(word, 0, inner, [])
+                inner.append(" ")
+            body = "".join(inner)
+            names = {a[1] for a in _ASSIGNS.finditer(body)} | {_CWD for _ in _MOVES.finditer(body)}
+            if depth < _STRING_DEPTH:
+                names |= {name for _, more in _writes(body, shellcode.code(body)[0], depth + 1) for name in more}
+        elif m["writer"] == "printf":
+            names = {words[k + 1] if word == "-v" and k + 1 < len(words) else word[2:]
+                     for k, word in enumerate(words) if word.startswith("-v")} - {""}
+        else:
+            names = {n[1] for word in words if (n := _NAME_WORD.fullmatch(word))}
+        if names:
+            found.append((m.start("writer"), frozenset(names)))
+    return sorted(found, key=lambda f: f[0])
 
 
 def _value(variables: dict[str, Place | None], name: str) -> "Place | None":
@@ -540,12 +604,12 @@ def _either(one: "Place | None", other: "Place | None") -> Place | None:
     return (TAIL, "/".join(shared)) if shared else None
 
 
-def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, cwd: Place | None,
-            variables: dict[str, Place | None] | None = None) -> None:
+def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Place | None, scope: _Scope) -> None:
     """Put what the `source` command with the path's ``word`` (a process substitution when ``substituted``; its place,
-    if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, ``cwd`` (a `cd` moved
-    it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``; a written
-    end after a variable the text does not set, ``variables``, is said with it: ``_start``)."""
+    if any) sources into ``read``, said at ``said_at``: a path relative to the working folder, the ``scope``'s (a `cd`
+    moved it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``; a
+    written end after a variable the text does not set, none of the scope's, is said with it: ``_start``)."""
+    cwd = scope.cwd
     if (relative := _relative_word(word)) and cwd != (TOP, ""):
         place = None if cwd is None else (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))
         if place is None or place[0] == TAIL:
@@ -562,7 +626,7 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
         tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
-        _unplaced(read, said_at, said, tail, _start(bare, tail, variables or {}))
+        _unplaced(read, said_at, said, tail, _start(bare, tail, scope.variables))
 
 
 def _set_before(scope: _Scope, name: str) -> bool:
