@@ -23,7 +23,9 @@ import subprocess
 
 import pytest
 from conftest import GitRepo
-from test_reuse import M_ROW, script, with_support
+from test_reuse import M_ROW
+from test_unknown_prefix_s39u import _checkout, _identity
+from test_variable_paths_s40i import _hashed
 
 from sweepgate.core import identity, shellwords
 
@@ -31,27 +33,6 @@ SCRIPT = identity.script_candidates(M_ROW)[0]
 LAUNCHER = identity.launcher_files(M_ROW["runner"], {})[0]
 BESIDE = posixpath.dirname(LAUNCHER)
 CANDIDATES = ("x.sh", "b/x.sh", "a.sh", "b.sh", "y.sh", "b/y.sh", "b/a.sh", "c/x.sh", "b/c/x.sh")
-
-
-def _checkout(tmp_path, files: dict[str, str]) -> GitRepo:
-    repo = GitRepo(tmp_path / "repo")
-    repo.path.mkdir()
-    repo.git("init", "-q", "-b", "main")
-    tree = {path: blob.decode() for path, blob in with_support({SCRIPT: script("x").encode()}).items()}
-    tree.update(files)
-    repo.commit(tree, "fleet")
-    return repo
-
-
-def _identity(repo: GitRepo) -> str | None:
-    ids, blind = identity.identities_and_blind([M_ROW], {}, identity.read_tree(str(repo.path)))
-    assert (ids[0] is None) == bool(blind), blind
-    return ids[0]
-
-
-def _hashed(repo: GitRepo) -> list[str]:
-    blobs = identity.read_all([M_ROW], {}, identity.read_tree(str(repo.path)))
-    return identity.executed_files(M_ROW, {}, blobs)
 
 
 def _ran(repo: GitRepo, env: dict[str, str]) -> list[str]:

@@ -20,7 +20,8 @@ import subprocess
 
 import pytest
 from conftest import GitRepo
-from test_reuse import M_ROW, script, with_support
+from test_reuse import M_ROW, script
+from test_unknown_prefix_s39u import _checkout, _identity
 
 from sweepgate.core import identity, shellwords
 
@@ -28,23 +29,6 @@ SCRIPT = identity.script_candidates(M_ROW)[0]
 LAUNCHER = identity.launcher_files(M_ROW["runner"], {})[0]
 HELPER = "benchmarks/shared/helper.sh"
 BESIDE = posixpath.join(posixpath.dirname(SCRIPT), "beside.sh")
-
-
-def _checkout(tmp_path, files: dict[str, str]) -> GitRepo:
-    """A git checkout of M_ROW's script, support files and ``files``, all committed."""
-    repo = GitRepo(tmp_path / "repo")
-    repo.path.mkdir()
-    repo.git("init", "-q", "-b", "main")
-    tree = {path: blob.decode() for path, blob in with_support({SCRIPT: script("x").encode()}).items()}
-    tree.update(files)
-    repo.commit(tree, "fleet")
-    return repo
-
-
-def _identity(repo: GitRepo) -> str | None:
-    ids, blind = identity.identities_and_blind([M_ROW], {}, identity.read_tree(str(repo.path)))
-    assert (ids[0] is None) == bool(blind), blind
-    return ids[0]
 
 
 def _hashed(repo: GitRepo) -> list[str]:
