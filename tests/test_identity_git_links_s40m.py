@@ -197,9 +197,15 @@ def test_retargeting_a_linked_folder_changes_the_identity(tmp_path):
 
 # --- 4: which submodules a `source` from an unknown start may read -----------------------------------------------
 
-def _bump(tmp_path, launcher: str, submodule: str) -> bool:
-    """Whether moving ``submodule`` from ONE to TWO changes the row's identity (the host's and `ci reuse`'s agree)."""
+def _bump(tmp_path, launcher: str, submodule: str, links: dict[str, str] | None = None) -> bool:
+    """Whether moving ``submodule`` from ONE to TWO changes the row's identity (the host's and `ci reuse`'s agree);
+    ``links``: tracked symbolic links (path -> target; `{repo}`: the checkout's own folder)."""
     repo = _checkout(tmp_path, {LAUNCHER: launcher, HELPER: "H=1\n"})
+    for path, target in (links or {}).items():
+        os.symlink(target.format(repo=repo.path), repo.path / path)
+    if links:
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", "links")
     _gitlink(repo, submodule, ONE)
     host, reuse = _both(repo)
     assert host is not None and host == reuse

@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent / "results"))
 
-from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink  # noqa: E402
+from test_identity_git_links_s40m import _bump  # noqa: E402
+from test_submodule_identity_s39v import _both  # noqa: E402
 from test_unknown_prefix_s39u import HELPER, LAUNCHER, M_ROW, _checkout, identity  # noqa: E402
 
 TOOLS = "vendor/tools"
@@ -50,21 +51,8 @@ def _sourced(tmp_path: Path, launcher: str, files: dict[str, str], checkout: str
 
 def _bump_changes_the_identity(tmp_path: Path, launcher: str, submodule: str = TOOLS, links: dict[str, str] = {}
                                ) -> bool:
-    """Whether moving ``submodule`` from ONE to TWO changes the row's identity (the host's and `ci reuse`'s agree);
-    ``links``: tracked symbolic links (path -> target; `{repo}`: the checkout's own folder)."""
-    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + launcher, HELPER: "H=1\n"})
-    for path, target in links.items():
-        os.symlink(target.format(repo=repo.path), repo.path / path)
-    if links:
-        repo.git("add", "-A")
-        repo.git("commit", "-q", "-m", "links")
-    _gitlink(repo, submodule, ONE)
-    host, reuse = _both(repo)
-    assert host is not None and host == reuse
-    _gitlink(repo, submodule, TWO)
-    bumped_host, bumped_reuse = _both(repo)
-    assert bumped_host == bumped_reuse
-    return bumped_reuse != reuse
+    """s40m's _bump of a launcher made of ``launcher``'s lines."""
+    return _bump(tmp_path, "#!/usr/bin/bash\n" + launcher, submodule, links)
 
 
 # --- 1: the source command's own word says where its path starts ------------------------------------------------
