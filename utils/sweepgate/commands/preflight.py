@@ -74,6 +74,7 @@ def refuse_combinations(args) -> None:
 def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
     """The rows to rehearse, and what reads the revision they come from (their configs' places)."""
     if args.base_ref:
+        from sweepgate.core.errors import SweepgateError
         from sweepgate.core.load import open_repo
         from sweepgate.core.select import Options, build_matrix, checked_revision
 
@@ -82,7 +83,10 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         git, opts = open_repo(), Options(changelog=args.changelog_file or F.CHANGELOG_FILE)
         argtypes.resolve_refs(git, args)
         refuse_other_scripts(git, args.head_ref)  # before the matrix: the refusal needs only the head
-        rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
+        try:
+            rows = matrix_rows(build_matrix(git, args.base_ref, args.head_ref, opts))
+        except SweepgateError as exc:
+            raise check_anyway(exc, git, args, opts) from None
         revision = functools.partial(checked_revision, git, args.head_ref, opts)
     else:
         from sweepgate.core.sweep import sweep_eval_rows, worktree_revision, worktree_rows
@@ -91,6 +95,38 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         rows += sweep_eval_rows(rows)  # the eval jobs a sweep of them runs: their lm-eval commands too
         revision = functools.partial(worktree_revision, root)
     return (rows if args.every_conc else one_per_recipe(rows)), functools.cache(revision)
+
+
+def check_anyway(exc, git, args, opts):
+    """``exc``; when it is the change appending no entry (a script edited alone), its fix also says how to
+    check the scripts without one: ``--config-keys`` with the keys whose scripts changed, when they are found."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.select import NO_ENTRIES_RULE
+
+    if not exc.diagnostics or any(d.rule != NO_ENTRIES_RULE for d in exc.diagnostics):
+        return exc
+    keys = " ".join(changed_script_keys(git, args, opts)[:8]) or "KEY"
+    for d in exc.diagnostics:
+        d.hint += f"; or check the scripts without one: sweepgate preflight --config-keys {keys}"
+    return SweepgateError(exc.diagnostics)
+
+
+def changed_script_keys(git, args, opts) -> list[str]:
+    """The head's config keys whose rows run a benchmark script that differs between the refs (no expansion,
+    ``script_users``), or [] when the head's configs do not read."""
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.recipes import script_users
+    from sweepgate.core.select import checked_revision
+
+    listed = git.run("diff", "--name-only", "-z", args.base_ref, args.head_ref, "--", REHEARSED_PATHS[0])
+    changed = {name.decode(errors="replace") for name in listed.split(b"\0") if name}
+    if not changed:
+        return []
+    try:
+        users = script_users(checked_revision(git, args.head_ref, opts).configs)
+    except SweepgateError:
+        return []
+    return list(dict.fromkeys(key for script, keys in users.items() if script in changed for key in keys))
 
 
 REHEARSED_PATHS = ("benchmarks", f"{F.CONFIG_DIR}/engines")  # what a rehearsal reads from the disk, not git

@@ -95,6 +95,10 @@ LINK_MODE = b"120000"
 ASK_BYTES = 16 * 1024
 
 GIT_RULE = "git"  # the title of a git command that failed or ended early
+# How a shallow clone gets what it cut off: a ref that is no commit there says it, a commit past the cut
+# (HEAD~1 in a depth-1 checkout) or a branch the checkout left out (origin/main)
+SHALLOW_FETCH = ("fetch it first: git fetch --deepen N for history past the cut, git fetch origin BRANCH for a "
+                 "branch left out; fetch-depth: 0 in actions/checkout")
 YAML_RULE = "yaml-syntax"  # the title of text that is not YAML
 
 
@@ -210,13 +214,17 @@ class Git:
     def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None,
                       near: str | None = None) -> SweepgateError:
         where = f"'{ref}' is not a commit in {os.path.abspath(self._root)}"
+        # A shallow clone ('HEAD~1', 'origin/main' past a depth-1 checkout) lacks what it never fetched: say so.
+        fetch = SHALLOW_FETCH if self.shallow else "fetch it first in CI"
+        cut = "this clone is shallow" if self.shallow else ""
         if flag and near:  # a typo of a name that is here: 'mian', 'orgin/main'
-            return SweepgateError(Diagnostic("git", 0, 0, F.GIT_REF_RULE, f"{where} (did you mean {near}?)",
+            said = "; ".join(filter(None, (cut, f"did you mean {near}?")))
+            return SweepgateError(Diagnostic("git", 0, 0, F.GIT_REF_RULE, f"{where} ({said})",
                                              f"pass {flag} {near}, or another branch, tag or commit that exists "
-                                             "here (fetch it first in CI)"))
+                                             f"here ({fetch})"))
         what = "a branch, tag or commit that exists here" + (f", e.g. {flag} {example}" if flag and example else "")
         return SweepgateError(Diagnostic(
-            "git", 0, 0, F.GIT_REF_RULE, where, f"pass {f'{flag} with ' if flag else ''}{what} (fetch it first in CI)"))
+            "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where, f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
 
     def near_ref(self, ref: str) -> str | None:
         """The branch, remote-tracking branch or tag here whose name is nearest ``ref``, a revision that is no
