@@ -224,7 +224,8 @@ class Git:
                                              f"here ({fetch})"))
         what = "a branch, tag or commit that exists here" + (f", e.g. {flag} {example}" if flag and example else "")
         return SweepgateError(Diagnostic(
-            "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where, f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
+            "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where,
+            f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
 
     def near_ref(self, ref: str) -> str | None:
         """The branch, remote-tracking branch or tag here whose name is nearest ``ref``, a revision that is no
