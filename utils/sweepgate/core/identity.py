@@ -25,8 +25,8 @@ from typing import Callable
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (ending_in, read_helpers, resolve_script, runs_multinode, script_candidates,
-                                    sourced_helpers, tail_sources, unseen_sources)
+from sweepgate.core.recipes import (TOP_CWD, ending_in, helper_folders, read_helpers, resolve_script, runs_multinode,
+                                    script_candidates, sourced_helpers, start_of, tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -159,7 +159,8 @@ def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None 
     ``files``: the row's ``executed_files``, when the caller has them already (its identity hashes them too)."""
     causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
     causes += [path for path in support_files(row, runners) if blobs.get(path) is None]
-    unseen = unseen_sources(executed_files(row, runners, blobs, tracked) if files is None else files, blobs)
+    files = executed_files(row, runners, blobs, tracked) if files is None else files
+    unseen = unseen_sources(files, blobs, getattr(files, "folders", None))
     return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
 
 
@@ -172,15 +173,33 @@ def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | No
     ``tail_files`` of them all. ``as_run``: a row with no benchmark script runs its launchers alone
     (``support_files(scripted=False)``), as the plan's recipes count it (``recipe_files``)."""
     script = resolve_script(script_candidates(row), blobs)
-    own = [script, *sourced_helpers(script, blobs)] if script else []
+    folders: dict[str, list] = {}
+    own = _started(folders, script, blobs) if script else []
     support = support_files(row, runners, scripted=script is not None or not as_run)
     files = dict.fromkeys([*own, *support])
     for path in support:
-        files.update(dict.fromkeys(helper for helper in sourced_helpers(path, blobs) if helper not in files))
-    return tail_files(list(files), blobs, tracked if tracked is not None else _held(blobs))
+        files.update(dict.fromkeys(helper for helper in _started(folders, path, blobs) if helper not in files))
+    return tail_files(list(files), blobs, tracked if tracked is not None else _held(blobs), folders)
 
 
-def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
+class Files(list):
+    """``executed_files`` in order, and the working folders each of them starts in (``folders``: path -> the folders,
+    ``recipes.helper_folders``; a path not there starts at the top), for its `source` lines to be read from there."""
+    folders: dict[str, list]
+
+
+def _started(folders: dict[str, list], path: str, blobs: Blobs, cwd=TOP_CWD) -> list[str]:
+    """``path`` run from the working folder ``cwd`` and the helpers it sources (``recipes.helper_folders``), each
+    with how it is read (``recipes.Start``: the folder it starts in, where the files it sources leave it) noted in
+    ``folders``."""
+    helpers = helper_folders(path, blobs, cwd)
+    for each, starts in [(path, [start_of(path, blobs, cwd)]), *helpers.items()]:
+        have = folders.setdefault(each, [])
+        have.extend(start for start in starts if start not in have)
+    return [path, *helpers]
+
+
+def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list] | None = None) -> Files:
     """``files`` and, after them, every tracked file a `source` in them may read whose path starts where only the run
     knows (``recipes.tail_sources``: `"$GITHUB_WORKSPACE/x/y.sh"`, `cd /workspace; source x/y.sh`): each of the
     ``tracked`` files that end in its written names (all of them: reading more than bash sources costs a reuse at most),
@@ -190,27 +209,34 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     a file ending so (git tracks none of its files): each submodule that may (``_may_hold``) is hashed too, by the
     commit it is at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
     a file of ``files`` git tracks none of (`source vendor/tools/env.sh`). A path of ``files`` through a tracked link to
-    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link."""
+    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link. ``folders``: the working
+    folders each file starts in (``Files``), those of a tracked file a `source` reads the folder at that `source`
+    (None where only the run knows it: then its relative paths are written ends too); a file met again from another
+    folder is read again."""
     out = dict.fromkeys(files)
     todo = list(out)
+    folders = {path: list(cwds) for path, cwds in (folders or {}).items()}
+    read_with: dict[str, tuple] = {}
 
     def take(paths: list[str]) -> None:
-        more.extend(path for path in paths if path not in out)
+        more.extend(path for path in paths if path not in out or tuple(folders.get(path, ())) != read_with.get(path))
         out.update(dict.fromkeys(paths))
 
     tailed = False
     while todo:
         more: list[str] = []
-        tails = [(rest, start == WORKSPACE) for _, _, rest, start in tail_sources(todo, blobs, starts=True)]
+        read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
+        tails = [(rest, start == WORKSPACE, site)
+                 for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
         tailed = tailed or bool(tails)
-        _read_tails(tails, take, blobs, tracked)
+        _read_tails(tails, take, blobs, tracked, folders)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
                 reached, escaped = _reached(path, blobs, tracked)
                 take(reached)
                 if escaped:
                     tailed = True
-                    _read_tails([(escaped, False)], take, blobs, tracked)
+                    _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
         todo = list(dict.fromkeys(more))
     if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
@@ -218,30 +244,32 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked) -> list[str]:
     if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
         out.update(dict.fromkeys(link for link in tracked.gitlinks()
                                  if link not in out and any(path.startswith(link + "/") for path in missing)))
-    return list(out)
+    found = Files(out)
+    found.folders = folders
+    return found
 
 
-def _read_tails(tails: list[tuple[str, bool]], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked
-                ) -> None:
-    """``take`` what a `source` of each of ``tails`` (its written end, whether it starts at the workspace) may read
-    (``tail_files``); a tracked link out of the checkout on its way adds the names after it, from a start only the run
-    knows (``_reached``)."""
-    seen: set[tuple[str, bool]] = set()
+def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
+                folders: dict[str, list]) -> None:
+    """``take`` what a `source` of each of ``tails`` (its written end, whether it starts at the workspace, the working
+    folder there) may read (``tail_files``), each file read from that folder (``folders``); a tracked link out of the
+    checkout on its way adds the names after it, from a start only the run knows (``_reached``)."""
+    seen: set[tuple] = set()
     while tails:
-        rest, from_top = tails.pop(0)
-        if (rest, from_top) in seen:
+        rest, from_top, site = tails.pop(0)
+        if (rest, from_top, site) in seen:
             continue
-        seen.add((rest, from_top))
+        seen.add((rest, from_top, site))
         take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
         for path in tracked.may_be(rest):
-            take(_with_helpers(path, blobs))
+            take(list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else _started(folders, path, blobs, site))
         names = rest.split("/")
         for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
             for k in range(1, len(names)):
                 if _along(link, "/".join(names[:k])):
                     reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
                     take([link, *reached])
-                    tails += [(escaped, False)] if escaped else []  # out of the checkout: it may come back
+                    tails += [(escaped, False, site)] if escaped else []  # out of the checkout: it may come back
 
 
 def _with_helpers(path: str, blobs: Blobs) -> list[str]:
@@ -372,8 +400,9 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
     read_helpers(starts, blobs, read)
     tracked = tracked if tracked is not None else _tracked(read, blobs)
     while True:  # the tracked files a `source` may read (and what they source), each round reads one more at least
-        heard = [path for start in starts if start for path in [start, *sourced_helpers(start, blobs)]]
-        missing = [path for path in tail_files(heard, blobs, tracked) if path not in blobs]
+        folders: dict[str, list] = {}
+        heard = [path for start in starts if start for path in _started(folders, start, blobs)]
+        missing = [path for path in tail_files(heard, blobs, tracked, folders) if path not in blobs]
         if not missing:
             return blobs
         blobs.update(read(missing))

@@ -65,11 +65,16 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
 
 
+# The working folder a script starts in: the checkout's top, where jobs run (``shellwords.reading``)
+TOP_CWD = (shellwords.TOP, "")
+
+
 @functools.lru_cache(maxsize=1024)
-def _shell_reading(text: str) -> shellwords.Reading:
-    """``shellwords.reading`` of ``text``, once per text: the run identity asks for every row's script and
-    its helpers, and ``library_lines`` for the same files again (nothing changes a ``Reading`` once made)."""
-    return shellwords.reading(text)
+def _shell_reading(text: str, cwd: shellwords.Place | None = TOP_CWD, moves: tuple = ()) -> shellwords.Reading:
+    """``shellwords.reading`` of ``text`` from the working folder ``cwd`` (with the ``moves`` of the files it sources),
+    once per text and start: the run identity asks for every row's script and its helpers, and ``library_lines`` for
+    the same files again (nothing changes a ``Reading`` once made)."""
+    return shellwords.reading(text, cwd, moves)
 
 
 def sourced(text: str) -> list[tuple[int, str, str]]:
@@ -116,29 +121,103 @@ def link_target(path: str, blob: bytes | None) -> str | None:
     return None if target == ".." or target.startswith("../") else target
 
 
-def sourced_helpers(script: str | None, blobs: dict[str, bytes | None]) -> list[str]:
+def sourced_helpers(script: str | None, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD
+                    ) -> list[str]:
     """The files ``script`` sources, runs or reads by a path relative to itself (or sources from the
     checkout's top), and theirs, as far as ``blobs`` holds them (``identities`` reads the missing ones
     and asks again); the shared library is not repeated. A symbolic link's target is one of them, and
-    what the target names is looked for beside the link (``$0``) and beside the target (``realpath``)."""
-    found: dict[str, None] = {}
-    todo, seen = [(script, posixpath.dirname(script))] if script else [], set()
+    what the target names is looked for beside the link (``$0``) and beside the target (``realpath``).
+    ``cwd``: the working folder ``script`` starts in (``helper_folders``)."""
+    return list(helper_folders(script, blobs, cwd))
+
+
+# How a file is read (``Start``): the working folder it starts in and the ``shellwords.reading`` moves of the files it
+# sources (where each leaves the working folder)
+Start = tuple
+
+
+def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD
+                   ) -> dict[str, list[Start]]:
+    """``sourced_helpers`` of ``script`` (started in ``cwd``), each with how it is read (``Start``): a file sourced
+    runs in the same shell, so its relative paths, `$PWD` and `$(pwd)` are from the folder at the `source`
+    (`cd b; source ./h.sh`: h.sh's `source x.sh` is b/x.sh), a checkout path (TOP, folder), or None where only the run
+    knows it (every tracked file ending in its names is read then, ``tail_sources``); and where it leaves the working
+    folder is where the file that sourced it goes on (`source ./h.sh` where h.sh runs `cd sub`: a `source y.sh` after
+    it is sub/y.sh). A file run or read beside the script (no `source`) starts at the top, as before."""
+    found: dict[str, list] = {}
+    ends: dict = {}
+    first = start_of(script, blobs, cwd, ends) if script else None
+    todo = [(script, posixpath.dirname(script), first)] if script else []
+    seen: set = set()
     for _ in range(SOURCED_DEPTH):
         nxt = []
-        for path, folder in todo:
-            read = _shell_reading((blobs.get(path) or b"").decode("utf-8", "replace"))
-            named = [_helper(folder, beside, from_top) for _, beside, from_top in _relative(read.sourced + read.named)]
-            named = [(helper, posixpath.dirname(helper)) for helper in named]
+        for path, folder, start in todo:
+            read = _shell_reading((blobs.get(path) or b"").decode("utf-8", "replace"), *start)
+            sites = [_site(folder, site) for site in read.sites] + [TOP_CWD] * len(read.named)
+            named = [(_helper(folder, beside, from_top), site)
+                     for (_, beside, from_top), site in zip(_relative(read.sourced + read.named), sites)]
+            named = [(helper, posixpath.dirname(helper), start_of(helper, blobs, site, ends)) for helper, site in named]
             if (target := link_target(path, blobs.get(path))) is not None:
-                named = [(target, folder), (target, posixpath.dirname(target)), *named]
-            for helper, where in named:
-                if (helper, where) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
+                named = [(target, folder, start), (target, posixpath.dirname(target), start), *named]
+            for helper, where, how in named:
+                if (helper, where, how) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
                     continue
-                seen.add((helper, where))
-                found[helper] = None
-                nxt.append((helper, where))
+                seen.add((helper, where, how))
+                found.setdefault(helper, [])
+                if how not in found[helper]:
+                    found[helper].append(how)
+                nxt.append((helper, where, how))
         todo = nxt
-    return list(found)
+    return found
+
+
+def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,
+             ends: dict | None = None, depth: int = 0) -> Start:
+    """How ``path`` is read when it starts in ``cwd`` (``Start``): with the moves of the files it sources that may move
+    the working folder, each the folder that file leaves (``_end``), found in turn (where one goes on from depends on
+    the ones before it)."""
+    ends = {} if ends is None else ends
+    text = (blobs.get(path) or b"").decode("utf-8", "replace")
+    folder, moves = posixpath.dirname(path), ()
+    for _ in range(SOURCED_DEPTH):
+        read = _shell_reading(text, cwd, moves)
+        found = []
+        for (at, beside, from_top), site in zip(_relative(read.sourced), read.sites):
+            helper, site = _helper(folder, beside, from_top), _site(folder, site)
+            if helper in F.BENCHMARK_LIB_FILES or helper.startswith("../") or blobs.get(helper) is None:
+                continue
+            moves_it, end = _end(helper, blobs, site, ends, depth + 1)
+            if moves_it:
+                found.append((at, end))
+        # kept once found: a `source` the moves make a written end (`f() { source ./h.sh; }`, h.sh moving it) still does
+        merged = tuple(sorted({**dict(moves), **dict(found)}.items()))
+        if merged == moves:
+            break
+        moves = merged
+    return cwd, moves
+
+
+def _end(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None, ends: dict, depth: int
+         ) -> tuple[bool, shellwords.Place | None]:
+    """Whether a file sourced from ``cwd`` may move the working folder (a `cd` in it, or in a file it sources: even
+    one that leaves it where it was may not run), and the folder it leaves (a checkout path; None where only the run
+    knows it, and past ``SOURCED_DEPTH`` files sourced in each other, a cycle among them)."""
+    if (path, cwd) not in ends:
+        ends[path, cwd] = (True, None)  # met again while being read: a cycle
+        if depth < SOURCED_DEPTH:
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            read = _shell_reading(text, *start_of(path, blobs, cwd, ends, depth))
+            ends[path, cwd] = (bool(read.moved), _site(posixpath.dirname(path), read.end_cwd))
+    return ends[path, cwd]
+
+
+def _site(folder: str, cwd: shellwords.Place | None) -> shellwords.Place | None:
+    """The working folder at a `source` (``shellwords.Reading.sites``) as a checkout path: one beside the script is
+    from ``folder``, the folder its names resolve from."""
+    if cwd is None or cwd[0] != shellwords.FOLDER:
+        return cwd
+    path = posixpath.normpath(posixpath.join(folder, cwd[1]))
+    return (shellwords.TOP, "" if path == "." else path) if path != ".." and not path.startswith("../") else None
 
 
 def _helper(folder: str, beside: str, from_top: str) -> str:
@@ -174,28 +253,36 @@ def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, in
     return list(found.items())
 
 
-def unseen_sources(paths, blobs: dict[str, bytes | None]) -> list[tuple[str, int, str]]:
+def unseen_sources(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[tuple[str, int, str]]:
     """(file, 1-based line, its word) of each `source` in the files ``paths`` (as far as ``blobs`` holds them) whose
     file only the run knows (``shellwords.Reading.unseen``: `source <(...)`, `source "$FROM_THE_ENVIRONMENT/x.sh"`),
-    in order."""
+    in order; each file read from each working folder ``folders`` gives it (``helper_folders``; by default the top)."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
-        found += [(path, text.count("\n", 0, at) + 1, word) for at, word in _shell_reading(text).unseen]
-    return found
+        for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
+            found += [(path, text.count("\n", 0, at) + 1, word) for at, word in _shell_reading(text, *start).unseen]
+    return list(dict.fromkeys(found))
 
 
-def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False) -> list[tuple]:
+def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False, folders: dict | None = None,
+                 sites: bool = False) -> list[tuple]:
     """(file, 1-based line, the written end of its path) of each `source` in the files ``paths`` (as far as ``blobs``
     holds them) whose path starts where only the run knows but ends in names written out (``shellwords.Reading.tails``:
-    `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`), in order; with ``starts``, and the variable
-    its own word starts with (`GITHUB_WORKSPACE` for `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start)."""
+    `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`, `source x.sh` in a helper sourced where
+    only the run knows the working folder), in order; with ``starts``, and the variable its own word starts with
+    (`GITHUB_WORKSPACE` for `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start). Each file is read from each working
+    folder ``folders`` gives it (``helper_folders``; by default the top); with ``sites``, last, the working folder at
+    the `source` (a checkout path, None where only the run knows it: where the file it reads starts)."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
-        found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []))
-                  for at, rest, start in _shell_reading(text).tails]
-    return found
+        for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
+            read = _shell_reading(text, *start)
+            found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []),
+                       *([_site(posixpath.dirname(path), site)] if sites else []))
+                      for (at, rest, start), site in zip(read.tails, read.tail_sites)]
+    return list(dict.fromkeys(found))
 
 
 def ending_in(rest: str, paths) -> list[str]:

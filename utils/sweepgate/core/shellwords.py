@@ -31,7 +31,9 @@ paths, `$PWD` and `$(pwd)` are written ends. A `cd` or an assignment the run may
 `if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone;
 after it the working folder, or the variable, holds either value (``_flowed``, ``_either``: the written end both
 share, else one only the run knows), and so at a loop's start and in a function's body for what they (or, for a
-function, the rest of the text) may set, and where a function is called for what its body may set. A variable set to
+function, the rest of the text) may set, and where a function is called for what its body may set. A file sourced runs
+in the same shell: ``reading`` takes the working folder it starts in (the one at its `source`), and where each file it
+sources leaves it (``recipes.start_of``: `source ./h.sh` where h.sh runs `cd sub` goes on in sub). A variable set to
 a relative path is read from the working folder where it is used (``_RELATIVE``). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
@@ -168,16 +170,27 @@ class Reading:
     tails: list[tuple[int, str, str]] = field(default_factory=list)
     # each `cd`/`pushd`/`popd`: its offset, the working folder after it, the end of the scope it holds for
     moved: list[tuple[int, Place | None, int]] = field(default_factory=list)
+    # the working folder at each `source` of ``sourced``, in the same order (None: only the run knows it): where the
+    # file sourced starts, as it runs in the same shell (``recipes.sourced_helpers``)
+    sites: list[Place | None] = field(default_factory=list)
+    # and at each `source` of ``tails``, in the same order
+    tail_sites: list[Place | None] = field(default_factory=list)
+    # the working folder where the text ends (where a file that sources it goes on from)
+    end_cwd: Place | None = (TOP, "")
 
 
-def reading(text: str) -> Reading:
-    """What ``text`` sources and names (``Reading``), read once."""
-    read = _read(text, {}, 0, False)
+def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = ()) -> Reading:
+    """What ``text`` sources and names (``Reading``), read once; ``cwd``: the working folder at its start (a file
+    sourced after a `cd` starts where the `cd` went: (TOP, that folder), None when only the run knows it); ``moves``:
+    where a file it sources leaves the working folder (the `source`'s offset in ``Reading.sourced``, the folder after
+    it: `source ./h.sh` where h.sh runs `cd sub` goes on in sub, as a sourced file runs in the same shell)."""
+    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves))
     read.named = _named(text, read.assigned, read.moved)
     return read
 
 
-def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool) -> Reading:
+def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
+          moves: dict[int, Place | None] | None = None) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script."""
@@ -185,7 +198,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     code, spans, literal = shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
-    _commands(text, code, spans, read, variables, shown)
+    _commands(text, code, spans, read, variables, shown, moves or {})
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -196,6 +209,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 at_start[_CWD] = None
             sub = _read(inner, at_start, depth + 1, quoted)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
+            read.sites += sub.sites
+            read.tail_sites += sub.tail_sites
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
             read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
     return read
@@ -339,12 +354,13 @@ def _unseen(word: str, substituted: bool) -> str | None:
 
 
 def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
-              variables: dict[str, Place | None] | None = None, shown: str | None = None) -> None:
+              variables: dict[str, Place | None] | None = None, shown: str | None = None,
+              moves: dict[int, Place | None] | None = None) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
-    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word.
-    ``shown``: the text as written, where ``text`` stands for it (of the same length), for a word said."""
+    (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word. ``shown``:
+    the text as written, where ``text`` stands for it (of the same length), for a word said; ``moves``: ``reading``'s."""
     shown = text if shown is None else shown
-    flow = _Flow(text, code, spans, read)
+    flow = _Flow(text, code, spans, read, list(moves or ()))
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
@@ -376,27 +392,39 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         followed = word.count("$(") <= _DEPTH
         place = _place(word.replace('"', "").replace("'", ""), scopes[-1].variables) if followed else None
         if m["name"]:
-            if place is None and not m["element"] and not _set_before(scopes[-1], m["name"]):
-                place = _tail_place(word)
-            place = None if m["element"] else _relative_value(word, place)
-            scopes[-1].pending.append((at + len(word), m["name"], place))
-            if len(scopes) == 1:
-                read.assigned.append((m["name"], place, at, at + len(word)))
+            _assignment(read, scopes, m, at, word, place)
             chain = at + len(word)
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
             _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1])
+            if moves and said_at in moves:  # the file sourced moved the working folder: as a `cd` here
+                scopes[-1].cwd = moves[said_at]
+                read.moved.append((at + len(word), scopes[-1].cwd, scopes[-1].end))
     flow.until(scopes, spanned, len(text) + 1)  # those after the last: where a command string or a path named stands
+    read.end_cwd = scopes[0].cwd
+
+
+def _assignment(read: Reading, scopes: list[_Scope], m: re.Match, at: int, word: str, place: Place | None) -> None:
+    """An assignment (``_commands``) of ``m``'s variable to ``word`` at ``at`` (``place``: where it points): pending in
+    the scope until its word ends, and noted in ``read`` at the text's own level."""
+    if place is None and not m["element"] and not _set_before(scopes[-1], m["name"]):
+        place = _tail_place(word)
+    place = None if m["element"] else _relative_value(word, place)
+    scopes[-1].pending.append((at + len(word), m["name"], place))
+    if len(scopes) == 1:
+        read.assigned.append((m["name"], place, at, at + len(word)))
 
 
 class _Flow:
     """The regions of a text's code (``shellflow``: a condition, a loop, a function), met in order as ``_commands``
     reads its commands (``_flowed``)."""
 
-    def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading):
+    def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading, moving: list[int] = ()):
         writes = _writes(text, code)
-        found, self.sets = shellflow.regions(code, spans), _Sets(code, writes)
+        # a `source` of a file that moves the working folder (``reading``'s moves) may set it, as a `cd` there does
+        found = shellflow.regions(code, spans)
+        self.sets = _Sets(code, sorted(writes + [(at, frozenset([_CWD])) for at in moving], key=lambda w: w[0]))
         calls = [(m.start(), shellflow.CALL, r) for r in found if r.kind == shellflow.FUNCTION and r.name
                  and self.sets.within(r.start, r.end)
                  for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?![\w./-])').finditer(code, r.end, r.reach)]
@@ -613,20 +641,26 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     if (relative := _relative_word(word)) and cwd != (TOP, ""):
         place = None if cwd is None else (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))
         if place is None or place[0] == TAIL:
-            _unplaced(read, said_at, word, _tail(place[1] if place else relative))
+            _unplaced(read, said_at, word, _tail(place[1] if place else relative), cwd=cwd)
         else:
-            read.sourced.append((said_at, place))
+            _sourced(read, said_at, place, cwd)
     elif place and place[0] == TAIL:  # under a variable set to a path only the run knows the start of (`$LIB`)
-        _unplaced(read, said_at, _unseen(word, substituted) or word, _tail(place[1]))
+        _unplaced(read, said_at, _unseen(word, substituted) or word, _tail(place[1]), cwd=cwd)
     elif place and place[0] != SELF and posixpath.basename(place[1]) not in ("", ".", ".."):
-        read.sourced.append((said_at, place))
+        _sourced(read, said_at, place, cwd)
     elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
         # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
-        read.sourced.append((said_at, (TOP, bare)))
+        _sourced(read, said_at, (TOP, bare), cwd)
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
         tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
-        _unplaced(read, said_at, said, tail, _start(bare, tail, scope.variables))
+        _unplaced(read, said_at, said, tail, _start(bare, tail, scope.variables), cwd)
+
+
+def _sourced(read: Reading, said_at: int, place: Place, cwd: Place | None) -> None:
+    """A file ``read`` sources at ``said_at`` from ``place``, the working folder there ``cwd`` (``Reading.sites``)."""
+    read.sourced.append((said_at, place))
+    read.sites.append(cwd)
 
 
 def _set_before(scope: _Scope, name: str) -> bool:
@@ -649,11 +683,13 @@ def _tail_place(word: str) -> Place | None:
     return (TAIL, tail) if tail else None
 
 
-def _unplaced(read: Reading, said_at: int, said: str, tail: str | None, start: str = "") -> None:
-    """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``, from ``start``),
-    else one whose file only the run knows (``Reading.unseen``)."""
+def _unplaced(read: Reading, said_at: int, said: str, tail: str | None, start: str = "",
+              cwd: Place | None = (TOP, "")) -> None:
+    """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``, from ``start``; the
+    working folder there ``cwd``), else one whose file only the run knows (``Reading.unseen``)."""
     if tail:
         read.tails.append((said_at, tail, start))
+        read.tail_sites.append(cwd)
     else:
         read.unseen.append((said_at, said))
 
