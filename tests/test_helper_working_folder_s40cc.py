@@ -102,3 +102,13 @@ def test_a_helper_that_moves_to_a_known_folder_keeps_the_row_identity(tmp_path):
     assert _ran(repo, {}) == ["h.sh", "b/y.sh"]
     hashed = _hashed(repo)
     assert _identity(repo) is not None and "b/y.sh" in hashed and "y.sh" not in hashed, hashed
+
+
+def test_a_helper_only_the_run_places_that_moves_the_working_folder_leaves_it_unknown_after(tmp_path):
+    """`source "$H/h.sh"` reads every tracked file ending in h.sh; one of them runs `cd b`: after it, `source y.sh`
+    is read from a folder only the run knows (b/y.sh among the files ending so), not from the top alone."""
+    repo = _checkout(tmp_path, {LAUNCHER: '#!/usr/bin/env bash\nsource "${H:-.}/h.sh"\nsource y.sh\n',
+                                "h.sh": "echo ran:h.sh\ncd b\n",
+                                **{path: f"echo ran:{path}\n" for path in CANDIDATES}})
+    assert _ran(repo, {}) == ["h.sh", "b/y.sh"]
+    assert _seen_or_blind(repo, "b/y.sh"), _hashed(repo)

@@ -175,10 +175,11 @@ def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | 
              ends: dict | None = None, depth: int = 0) -> Start:
     """How ``path`` is read when it starts in ``cwd`` (``Start``): with the moves of the files it sources that may move
     the working folder, each the folder that file leaves (``_end``), found in turn (where one goes on from depends on
-    the ones before it)."""
+    the ones before it); after a `source` whose path starts where only the run knows, the folder is one only the run
+    knows when a file of ``blobs`` ending in its written names may move it."""
     ends = {} if ends is None else ends
     text = (blobs.get(path) or b"").decode("utf-8", "replace")
-    folder, moves = posixpath.dirname(path), ()
+    folder, moves, held = posixpath.dirname(path), (), None
     for _ in range(SOURCED_DEPTH):
         read = _shell_reading(text, cwd, moves)
         found = []
@@ -189,6 +190,11 @@ def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | 
             moves_it, end = _end(helper, blobs, site, ends, depth + 1)
             if moves_it:
                 found.append((at, end))
+        for (at, rest, _), site in zip(read.tails, read.tail_sites):  # any file ending so may be the one sourced
+            held = held if held is not None else [p for p, blob in blobs.items() if blob is not None]
+            if any(_end(p, blobs, _site(folder, site), ends, depth + 1)[0] for p in ending_in(rest, held)
+                   if p not in F.BENCHMARK_LIB_FILES):
+                found.append((at, None))
         # kept once found: a `source` the moves make a written end (`f() { source ./h.sh; }`, h.sh moving it) still does
         merged = tuple(sorted({**dict(moves), **dict(found)}.items()))
         if merged == moves:
