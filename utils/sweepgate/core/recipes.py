@@ -156,6 +156,8 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
             sites = [_site(folder, site) for site in read.sites] + [TOP_CWD] * len(read.named)
             named = [(_helper(folder, beside, from_top), site)
                      for (_, beside, from_top), site in zip(_relative(read.sourced + read.named), sites)]
+            # a file run from the checkout's top, where the checkout has it (`python3 x.py` may run the image's own)
+            named += [(path, TOP_CWD) for _, (_, path) in read.ran if path not in blobs or blobs[path] is not None]
             named = [(helper, posixpath.dirname(helper), start_of(helper, blobs, site, ends)) for helper, site in named]
             if (target := link_target(path, blobs.get(path))) is not None:
                 named = [(target, folder, start), (target, posixpath.dirname(target), start), *named]

@@ -42,7 +42,9 @@ command (``_said_at``).
 ``reading`` also gives the other paths the text names from the script's folder (``Reading.named``): each
 spelling of a place above, anywhere in the text, with a path after it (`python3 "$B/client.py"`; `$PWD`, `$(pwd)` and a
 relative path with a `/` where the working folder is the script's or one under it); the value of
-a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself.
+a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself. And the
+files it runs by a path from the working folder in the checkout (``Reading.ran``: `python3 shared/tool.py`, `bash "$S"`,
+`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`).
 """
 
 from __future__ import annotations
@@ -152,6 +154,12 @@ _TAIL = re.compile(r'(?:/+[\w.+-]+)+/*\Z')
 _BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
 # A relative path written out as a word of its own (or after a `=`, a quote), with a `/` in it: `./client.py`, `a/b`
 _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[\w.+/-]*(?=[\s;&|()<>"\']|\Z)')
+# An interpreter that runs the file named by its first word after its options (`python3 -u x.py`, `bash x.sh`,
+# `/usr/bin/env python3 x.py`), as a word of the code; none that takes a command string or a module instead (`-c`, `-m`)
+_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)'
+                          r'(?:[ \t]+-(?![A-Za-z]*[cm])[A-Za-z]+)*(?=[ \t])')
+# The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
+_WORKSPACE = re.compile(r'\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})(?=/)')
 
 
 @dataclass
@@ -161,6 +169,8 @@ class Reading:
     sourced: list[tuple[int, Place]] = field(default_factory=list)
     assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
     named: list[tuple[int, Place]] = field(default_factory=list)
+    # each file run from the checkout's top (``_ran``): an offset, its place (TOP)
+    ran: list[tuple[int, Place]] = field(default_factory=list)
     # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
     unseen: list[tuple[int, str]] = field(default_factory=list)
     # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
@@ -186,6 +196,7 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     it: `source ./h.sh` where h.sh runs `cd sub` goes on in sub, as a sourced file runs in the same shell)."""
     read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves))
     read.named = _named(text, read.assigned, read.moved)
+    read.ran = _ran(text, read.assigned, read.moved, cwd)
     return read
 
 
@@ -895,11 +906,41 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
             and posixpath.basename(place[1]) not in ("", ".", "..") and not in_a_folder_value(at)]
 
 
-def _cwds_at(moved: list[tuple[int, Place | None, int]], at: int) -> list[Place | None]:
+def _ran(text: str, assigned: list[tuple[str, Place | None, int, int]], moved: list[tuple[int, Place | None, int]],
+         cwd: Place | None) -> list[tuple[int, Place]]:
+    """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
+    first word after an interpreter (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with `S=shared/x.sh`, `bash
+    "$GITHUB_WORKSPACE/shared/x.sh"`) or a command's own word with a `/` (`tools/run.sh`), where a command begins;
+    read from the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path whose start
+    only the run knows (an absolute path, `$HOME`, a folder only the run knows) is none."""
+    code = shellcode.parts(text)[0]
+    sets_workspace = re.search(r'(?<![\w$])GITHUB_WORKSPACE=', code) is not None
+    start = {} if cwd == (TOP, "") else {_CWD: cwd}
+    words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
+             if _at_command_start(code, m.start()) and (gap := _BLANKS.match(text, m.end()))
+             and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
+    words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
+    found: list[tuple[int, Place]] = []
+    for at, word in sorted(words):
+        bare = word.replace('"', "").replace("'", "")
+        if (m := _WORKSPACE.match(bare)) and not sets_workspace:
+            places = [(TOP, posixpath.normpath(bare[m.end():].lstrip("/")))] if _REST.fullmatch(bare[m.end():]) else []
+        else:
+            variables = _in_force(assigned, at, start)
+            places = []
+            for variables[_CWD] in _cwds_at(moved, at, start):
+                places.append(_from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables))
+        found += [(at, place) for place in dict.fromkeys(places) if place and place[0] == TOP
+                  and posixpath.basename(place[1]) not in ("", ".", "..") and not place[1].startswith("../")]
+    return found
+
+
+def _cwds_at(moved: list[tuple[int, Place | None, int]], at: int,
+             start: dict[str, Place | None] | None = None) -> list[Place | None]:
     """The working folders a path named at ``at`` may be from: the one there (``_cwd_at``); where that is one only the
     run knows (after a `cd` the run may not make, ``_flowed``), each of the script's folder or one under it that was
     one before ``at`` too (`cd "$(dirname "$0")"; [ -n "$X" ] && cd sub; python3 ./client.py`: either)."""
-    cwd = _cwd_at(moved, at, {})
+    cwd = _cwd_at(moved, at, start or {})
     if cwd is not None and cwd[0] != TAIL:
         return [cwd]
     return list(dict.fromkeys([place for where, place, _ in moved if where < at and place and place[0] == FOLDER]
