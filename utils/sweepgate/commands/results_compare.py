@@ -359,7 +359,7 @@ def _say_unordered(comparison, args) -> None:
         else:
             said.append((R.said_record(u.taken), f"was taken into {of} as newer than", R.said_record(u.other)))
     if said:
-        emit([Diagnostic(args.baseline_where, rule="unordered-times", severity="warning", in_file=False,
+        emit([Diagnostic(args.baseline_where, rule=R.UNORDERED_RULE, severity="warning", in_file=False,
                          message=R.unordered_line(said, "point"), hint=R.UNORDERED_HINT)])
 
 

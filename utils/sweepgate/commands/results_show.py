@@ -63,7 +63,7 @@ def _say_unordered(st, latest: list[dict], args) -> None:
     pairs = sorted(st.unordered_latest(latest, key, args.ref), key=lambda pair: show.sort_key(pair[0]))  # as listed
     if pairs:
         said = [(R.said_record(new), "was shown as newer than", R.said_record(old)) for new, old in pairs]
-        emit([Diagnostic(store.display_url(st.url), rule="unordered-times", severity="warning", in_file=False,
+        emit([Diagnostic(store.display_url(st.url), rule=R.UNORDERED_RULE, severity="warning", in_file=False,
                          message=R.unordered_line(said, "point"), hint=R.UNORDERED_HINT)])
 
 

@@ -275,6 +275,7 @@ def unordered_line(pairs: list[tuple[str, str, str]], what: str) -> str:
             f"any moment up to {span} h either side of its reading, so which came first is not known")
 
 
+UNORDERED_RULE = "unordered-times"  # the title of that warning, by results show and results compare
 UNORDERED_HINT = ("ingest such outputs with their job's sidecar (.job.json, `sweepgate results sidecar`), whose "
                   "times carry their zone")
 
