@@ -41,9 +41,9 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("how", CASES)
-def test_a_helper_reads_its_relative_paths_from_the_folder_it_is_sourced_in(tmp_path, how):
-    text, helpers, envs = CASES[how]
+def _each_file_bash_sources_is_hashed_or_the_row_blind(tmp_path, how: str, case: tuple) -> None:
+    """Run the launcher ``case`` makes under bash (once per environment) and hold its identity to every file it read."""
+    text, helpers, envs = case
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
                                 **{path: f"echo ran:{path}\n" for path in CANDIDATES},
                                 **{path: f"echo ran:{path}\n{body}" for path, body in helpers.items()}})
@@ -51,6 +51,11 @@ def test_a_helper_reads_its_relative_paths_from_the_folder_it_is_sourced_in(tmp_
     assert ran - set(helpers), how
     missed = [path for path in sorted(ran) if not _seen_or_blind(repo, path)]
     assert not missed, (how, ran, _hashed(repo))
+
+
+@pytest.mark.parametrize("how", CASES)
+def test_a_helper_reads_its_relative_paths_from_the_folder_it_is_sourced_in(tmp_path, how):
+    _each_file_bash_sources_is_hashed_or_the_row_blind(tmp_path, how, CASES[how])
 
 
 def test_a_helper_sourced_in_a_known_folder_keeps_the_row_identity(tmp_path):
@@ -85,14 +90,7 @@ MOVED_BY_A_HELPER = {
 
 @pytest.mark.parametrize("how", MOVED_BY_A_HELPER)
 def test_a_source_after_a_helper_that_moves_the_working_folder_is_read_from_where_it_left_it(tmp_path, how):
-    text, helpers, envs = MOVED_BY_A_HELPER[how]
-    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
-                                **{path: f"echo ran:{path}\n" for path in CANDIDATES},
-                                **{path: f"echo ran:{path}\n{body}" for path, body in helpers.items()}})
-    ran = {path for env in envs for path in _ran(repo, env)}
-    assert ran - set(helpers), how
-    missed = [path for path in sorted(ran) if not _seen_or_blind(repo, path)]
-    assert not missed, (how, ran, _hashed(repo))
+    _each_file_bash_sources_is_hashed_or_the_row_blind(tmp_path, how, MOVED_BY_A_HELPER[how])
 
 
 def test_a_helper_that_moves_to_a_known_folder_keeps_the_row_identity(tmp_path):
