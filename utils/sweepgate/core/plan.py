@@ -352,15 +352,6 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
     return out
 
 
-def unlisted_label(label: str, runners) -> bool:
-    """Whether configs/runners.yaml (``runners``, its data) lists runner labels and ``label`` is not among
-    them; a repository without runner labels has nothing to hold a row's label against."""
-    from sweepgate.core.placement import runner_labels
-
-    labels = runner_labels(runners)
-    return bool(labels) and label not in labels
-
-
 def unknown_runner(label: str, labels, where: tuple[str, int, int], *, whose: str = "") -> Diagnostic:
     """The one wording of a runner label that configs/runners.yaml does not list, for `plan` (``whose``: "the
     base's ", the file `ci split --runners` reads on main), `preflight` and `rehearse` alike: a warning at
