@@ -176,3 +176,31 @@ def test_a_cd_or_exit_keeps_the_folder_it_went_to(tmp_path):
     hashed = identity.executed_files(M_ROW, {}, identity.read_all([M_ROW], {}, read), identity._tracked(read, {}))
     assert identity.identities([M_ROW], {}, identity.read_tree(str(repo.path)))[0] is not None
     assert HELPER in hashed and "shared/helper.sh" not in hashed
+
+
+# --- a file reached through a tracked link is read from the folder of the `source` that reaches it ----------------
+
+def test_a_file_reached_through_a_link_reads_its_own_sources_from_the_folder_it_is_sourced_in(tmp_path):
+    """`cd sub; source "$GITHUB_WORKSPACE/bench/h.sh"`, `bench -> benchmarks`, h.sh running `source x.sh`: bash reads
+    sub/x.sh (a sourced file runs in the caller's folder), so an edit of sub/x.sh is a change (or the row has none)."""
+    launcher = 'cd sub\nsource "$GITHUB_WORKSPACE/bench/h.sh"\n'
+    ws = tmp_path / "bash-ws"
+    for path, text in {"benchmarks/h.sh": "source x.sh\n", "sub/x.sh": "echo sourced:sub/x.sh\n",
+                       "x.sh": "echo sourced:x.sh\n"}.items():
+        (ws / path).parent.mkdir(parents=True, exist_ok=True)
+        (ws / path).write_text(text)
+    os.symlink("benchmarks", ws / "bench")
+    proc = subprocess.run(["bash", "-c", launcher], cwd=ws, capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "GITHUB_WORKSPACE": str(ws)})
+    assert proc.stdout.split() == ["sourced:sub/x.sh"], proc.stdout + proc.stderr
+
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/bash\n" + launcher, "benchmarks/h.sh": "source x.sh\n",
+                                "sub/x.sh": "X=1\n", "x.sh": "X=1\n"})
+    os.symlink("benchmarks", repo.path / "bench")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "link")
+    before = _both(repo)
+    repo.commit({"sub/x.sh": "X=2\n"}, "edit")
+    after = _both(repo)
+    assert before[0] == before[1] and after[0] == after[1]
+    assert before[0] is None or after != before, "sub/x.sh, which bash sources, is no part of the identity"

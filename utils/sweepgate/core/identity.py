@@ -232,7 +232,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         _read_tails(tails, take, blobs, tracked, folders)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
-                reached, escaped = _reached(path, blobs, tracked)
+                reached, escaped = _reached(path, blobs, tracked, lambda found: _read_at(folders, found, blobs))
                 take(reached)
                 if escaped:
                     tailed = True
@@ -262,28 +262,31 @@ def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Bl
         seen.add((rest, from_top, site))
         take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
         for path in tracked.may_be(rest):
-            take(list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else _started(folders, path, blobs, site))
+            take(_read_at(folders, path, blobs, site))
         names = rest.split("/")
         for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
             for k in range(1, len(names)):
                 if _along(link, "/".join(names[:k])):
-                    reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked)
+                    reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked,
+                                                lambda path: _read_at(folders, path, blobs, site))
                     take([link, *reached])
                     tails += [(escaped, False, site)] if escaped else []  # out of the checkout: it may come back
 
 
-def _with_helpers(path: str, blobs: Blobs) -> list[str]:
-    """A tracked file a `source` reads and what it sources (the whole library for ``benchmark_lib.sh`` or a part)."""
-    return list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else [path, *sourced_helpers(path, blobs)]
+def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD) -> list[str]:
+    """A tracked file a `source` reads from the working folder ``site`` and what it sources (``_started``; the
+    whole library for ``benchmark_lib.sh`` or a part)."""
+    return list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else _started(folders, path, blobs, site)
 
 
 LINK_HOPS = 40  # symbolic links followed on one path at most (Linux's own limit): past it, no file is read
 
 
-def _reached(path: str, blobs: Blobs, tracked: Tracked) -> tuple[list[str], str | None]:
+def _reached(path: str, blobs: Blobs, tracked: Tracked, read: Callable[[str], list[str]]
+             ) -> tuple[list[str], str | None]:
     """What a `source` of ``path`` (from the checkout's top) reads when a folder on its way is a tracked symbolic link:
     each such link (its target is what git stores, so a link pointed elsewhere is a change) and, when they lead to a
-    tracked file, that file with its helpers (``_with_helpers``), or to a path inside a submodule, the submodule.
+    tracked file, that file with its helpers (``read``: from the folder of the `source`), or to a path inside a submodule, the submodule.
     Nothing when no folder on the way is a link, or the first is not read yet (``read_all`` reads it, then asks
     again); only the links when they lead outside the checkout (an absolute target, one above it through `..`), and
     then, second, the names after the last link: the folder it leads to is one only the run knows, which may be
@@ -313,7 +316,7 @@ def _reached(path: str, blobs: Blobs, tracked: Tracked) -> tuple[list[str], str 
     if not hops:
         return [], None
     if tracked.holds(path):
-        return [*hops, *_with_helpers(path, blobs)], None
+        return [*hops, *read(path)], None
     return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")], None
 
 
