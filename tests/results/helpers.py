@@ -283,3 +283,16 @@ def drained(leader: int) -> bytes:
         pass
     os.close(leader)
     return data
+
+
+def sweepgate_on_path(tmp_path) -> dict:
+    """An environment whose PATH runs `sweepgate` as an installed user would type it (this checkout's package, the
+    interpreter running the tests), with nothing of a CI job's or a user's store or terminal width in it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sweepgate").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m sweepgate "$@"\n')
+    (bin_dir / "sweepgate").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT / "utils")}
+    for name in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS"):
+        env.pop(name, None)
+    return env

@@ -7,11 +7,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from helpers import ROOT, vllm_output
+from helpers import ROOT, sweepgate_on_path, vllm_output
 
 KEY = "dsr1-fp8-b300-vllm"  # the example fleet's; it has a conc-32 row, as the walk-through asks for
 
@@ -39,13 +38,7 @@ def test_the_readme_s_by_hand_walk_through_ingests_and_compares(tmp_path):
     (here / "pr").mkdir()
     slower = vllm_output(32, date="20260102-120000", output_throughput=409.6 * 0.5, total_token_throughput=819.2 * 0.5)
     (here / "pr" / "result.json").write_text(json.dumps(slower))
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "sweepgate").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m sweepgate "$@"\n')
-    (bin_dir / "sweepgate").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT / "utils")}
-    for name in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS"):
-        env.pop(name, None)
+    env = sweepgate_on_path(tmp_path)
     script = "set -e\n" + _walk_through().replace("KEY", KEY)
     proc = subprocess.run(["bash", "-c", script], cwd=here, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr

@@ -9,11 +9,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
-from helpers import ROOT, SAMPLES, vllm_output
+from helpers import ROOT, SAMPLES, sweepgate_on_path, vllm_output
 
 KEY = "dsr1-fp8-b300-vllm"  # the example fleet's; one 1k1k row at conc 32 and at conc 64
 LM_EVAL = SAMPLES / "lm_eval" / "lmeval0.4.x_gsm8k5shot_llama3-70b-gptq_vllm_a6000x4.json"
@@ -51,13 +50,7 @@ def test_the_readme_s_pr_by_hand_block_ingests_and_compares(tmp_path):
     for n, run in enumerate(("101", "102", "103")):
         _outputs(repo / f"main-{run}", 1, 1.0, 0.90 + n / 1000, n)
     _outputs(repo / "pr", 2, 0.5, 0.80, 0)  # conc 64 at half the throughput, 10 points off the score
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "sweepgate").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m sweepgate "$@"\n')
-    (bin_dir / "sweepgate").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(ROOT / "utils")}
-    for name in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS"):
-        env.pop(name, None)
+    env = sweepgate_on_path(tmp_path)
     script = "set -e\n" + _block().replace("KEY", KEY)
     proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 3, proc.stdout[-3000:] + proc.stderr  # --fail-on-regression: regressed
