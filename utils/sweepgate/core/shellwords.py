@@ -194,19 +194,21 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     sourced after a `cd` starts where the `cd` went: (TOP, that folder), None when only the run knows it); ``moves``:
     where a file it sources leaves the working folder (the `source`'s offset in ``Reading.sourced``, the folder after
     it: `source ./h.sh` where h.sh runs `cd sub` goes on in sub, as a sourced file runs in the same shell)."""
-    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves))
+    parts = shellcode.parts(text)
+    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves), parts)
     read.named = _named(text, read.assigned, read.moved)
-    read.ran = _ran(text, read.assigned, read.moved, cwd)
+    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd)
     return read
 
 
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
-          moves: dict[int, Place | None] | None = None) -> Reading:
+          moves: dict[int, Place | None] | None = None, parts: tuple | None = None) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
-    single quotes, where `$0` is the argument after it, not the script."""
+    single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
+    the caller has it."""
     read, shown = Reading(), text
-    code, spans, literal = shellcode.parts(text)
+    code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {})
@@ -906,14 +908,14 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
             and posixpath.basename(place[1]) not in ("", ".", "..") and not in_a_folder_value(at)]
 
 
-def _ran(text: str, assigned: list[tuple[str, Place | None, int, int]], moved: list[tuple[int, Place | None, int]],
-         cwd: Place | None) -> list[tuple[int, Place]]:
+def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]],
+         moved: list[tuple[int, Place | None, int]], cwd: Place | None) -> list[tuple[int, Place]]:
     """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
     first word after an interpreter (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with `S=shared/x.sh`, `bash
     "$GITHUB_WORKSPACE/shared/x.sh"`) or a command's own word with a `/` (`tools/run.sh`), where a command begins;
     read from the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path whose start
-    only the run knows (an absolute path, `$HOME`, a folder only the run knows) is none."""
-    code = shellcode.parts(text)[0]
+    only the run knows (an absolute path, `$HOME`, a folder only the run knows) is none. ``code``: ``text``'s code
+    (``shellcode.parts``)."""
     sets_workspace = re.search(r'(?<![\w$])GITHUB_WORKSPACE=', code) is not None
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
