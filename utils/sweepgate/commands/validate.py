@@ -74,6 +74,26 @@ def _staged_base(git) -> str:
     return base or unborn_base(git) or "HEAD"
 
 
+def _refused(git, args, changelog: str, problems: list) -> int:
+    """Print every problem (stderr) and each file's total (stdout); exit 1. Before a first commit, checked
+    against the empty history, one more stdout line gives the way out for importing an existing changelog."""
+    from collections import Counter
+
+    from sweepgate.core.collector import problems_in
+
+    emit(problems)
+    # Each file's total under its own name, on stdout: stderr holds one line per problem and
+    # nothing else (CONTRACTS §2), for the tools that count or match them.
+    for file in Counter(d.file for d in problems):
+        n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
+        print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
+    if args.staged and not args.base_ref and not git.commit_of("HEAD"):  # docs/changelog-rules.md, *pre-commit*
+        print(f"{changelog}: checked as this repository's first commit, against the empty history before it, "
+              "so every entry is new; a first commit that imports an existing changelog is no change to gate: "
+              "make it with git commit --no-verify")
+    return 1
+
+
 def run(args) -> int:
     from sweepgate.core.load import open_repo
 
@@ -96,17 +116,7 @@ def run(args) -> int:
     outcome = validate(git, base, args.head_ref, opts)
     problems = outcome.all()
     if problems:
-        emit(problems)
-        from collections import Counter
-
-        # Each file's total under its own name, on stdout: stderr holds one line per problem and
-        # nothing else (CONTRACTS §2), for the tools that count or match them.
-        from sweepgate.core.collector import problems_in
-
-        for file in Counter(d.file for d in problems):
-            n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
-            print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
-        return 1
+        return _refused(git, args, opts.changelog, problems)
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"
     elif outcome.corrections:

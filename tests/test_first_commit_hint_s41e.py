@@ -1,0 +1,38 @@
+"""A new repository adopting the pre-commit hook (s41e's adoption review): its first commit imported
+InferenceX's changelog and the hook, which checks a first commit's entries as new (the empty history
+before it), refused it with 530 problems and not a word of the way out docs/changelog-rules.md gives
+(such a commit is no change to gate: `git commit --no-verify`). The count line says it now, once, on
+stdout (stderr keeps one line per problem), and only before a first commit."""
+
+from __future__ import annotations
+
+import shutil
+
+from conftest import CHANGELOG
+
+from sweepgate import cli
+
+HINT = "git commit --no-verify"
+BAD = CHANGELOG + "\n- config-keys:\n    - dsr1-fp4-b300-vlm\n  description:\n    - \"x\"\n" \
+                  "  pr-link: https://github.com/acme/bench/pull/5\n"
+
+
+def test_a_refused_first_commit_is_told_how_to_import_an_existing_changelog(make_repo, capsys, monkeypatch):
+    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
+        monkeypatch.delenv(name, raising=False)
+    repo = make_repo()
+    shutil.rmtree(repo.path / ".git")
+    repo.git("init", "-q", "-b", "main")
+    repo.write("perf-changelog.yaml", BAD)
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path / "configs")  # as the hook runs it from any folder
+    assert cli.main(["validate", "--staged"]) == 1
+    out, err = capsys.readouterr()
+    assert "dsr1-fp4-b300-vlm" in err and HINT not in err, err  # stderr: the problems only
+    assert out.count(HINT) == 1 and "first commit" in out, out
+    # Once a commit exists (made with --no-verify, as told), a refusal is a change's own: no such line.
+    repo.git("commit", "-q", "--no-verify", "-m", "import")
+    repo.write("perf-changelog.yaml", BAD + "\n" + BAD[len(CHANGELOG) + 1:])
+    assert cli.main(["validate", "--staged"]) == 1
+    out, err = capsys.readouterr()
+    assert err and HINT not in out + err, out
