@@ -213,10 +213,14 @@ def _implied(rows: list[dict], conc: int | None, where: list[str] | None,
              source: str) -> tuple[list[dict], str | None]:
     """No --exp-name: the rows at ``conc`` whose fields are as ``where`` says, when some are (else all), and
     their exp-name where they have one: that name is the choice, --conc and --where choose among its rows.
-    A --where none of the rows of several exp-names meets is refused for what it names (``_where_refusal``):
-    falling back to every row would ask for --exp-name instead."""
+    A --conc or --where none of the rows of several exp-names meets is refused for what it names (a --where by
+    ``_where_refusal``): falling back to every row would ask for --exp-name instead."""
     kept = _filtered(rows, conc, where)
-    at_conc = _filtered(rows, conc) or rows
+    at_conc = _filtered(rows, conc)
+    if not at_conc and len({r.get(fields.EXP_NAME) for r in rows}) > 1:  # no --exp-name would help: said as
+        # select_row says it of one exp-name's rows (s41e: a --conc none had read as "pass --exp-name NAME")
+        raise fail(source, 0, f"no row has conc {conc}", f"pick --conc from: {', '.join(_concs(rows))}")
+    at_conc = at_conc or rows
     if not kept and len({r.get(fields.EXP_NAME) for r in at_conc}) > 1:
         for condition in where or []:
             refused = _where_refusal(at_conc, condition, source)
