@@ -465,8 +465,9 @@ def _run_problems(row: dict, rec, root: Path) -> list:
     elif rec.timed_out or rec.rc:
         what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
         at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
+        said = f" ({scriptlines.shown(cause)})" if cause else ""  # a script that printed nothing: no "()"
         out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} in the fast "
-                              f"rehearsal ({scriptlines.shown(cause)})", "run sweepgate rehearse on the row"))
+                              f"rehearsal{said}", "run sweepgate rehearse on the row"))
     for (file, line), left in left_by_line(root, rec.script, rec.leftovers, rec.subshells).items():
         # without the PIDs (gone when this is read), so the rows that left the same are one problem naming them
         named = Counter(map(without_pid, left))
