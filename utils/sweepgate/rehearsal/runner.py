@@ -544,6 +544,26 @@ def runtime_refused(row: dict, root: Path) -> Diagnostic | None:
         row, env, checked_runners_doc(str(root)))
 
 
+@dataclass(frozen=True)
+class Runnable:
+    """What a rehearsal of a row runs, once ``runnable`` has found it may: the runner name and the script."""
+
+    runner_name: str
+    script: Path
+
+
+def runnable(root: Path, row: dict, runner_name: str | None = None) -> Runnable:
+    """The runner name (``runner_for``: ``runner_name``, --runner-name, held to the row's pool) and the script
+    (``resolve_script``) a rehearsal of ``row`` runs. Raises SweepgateError for a row it must not run, before any
+    work dir is made or anything run: a name the pool refuses, a missing script (first, as preflight says it), or
+    a row `ci row-env` refuses (``runtime_refused``). `rehearse` and ``rehearse_row`` both decide here."""
+    runner_name = runner_for(row, root, runner_name)
+    script = resolve_script(root, row, gpu_family(runner_name))
+    if (refused := runtime_refused(row, root)) is not None:
+        raise SweepgateError([refused])
+    return Runnable(runner_name, script)
+
+
 def rehearsal_duration(args) -> int:
     if args.duration is not None:
         value = args.duration
@@ -1632,15 +1652,14 @@ class Rehearsal:
 
 
 def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_DURATION_S,
-                 timeout: int = DEFAULT_TIMEOUT_S, runner_name: str | None = None, job: dict | None = None,
+                 timeout: int = DEFAULT_TIMEOUT_S, ready: Runnable | None = None, job: dict | None = None,
                  progress=None) -> Rehearsal:
     """Rehearse one row of the repository at ``root`` in ``work`` and write its sidecar (the in-process
-    API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run."""
+    API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run
+    (``runnable``, unless ``ready`` is what it gave for the row already)."""
     progress = progress or Quiet()
-    runner_name = runner_name or runner_for(row, root)
-    script = resolve_script(root, row, gpu_family(runner_name))
-    if (refused := runtime_refused(row, root)) is not None:
-        raise SweepgateError([refused])
+    ready = ready or runnable(root, row)
+    runner_name, script = ready.runner_name, ready.script
     started, started_at = time.monotonic(), jobfile.now()
     progress.step("step 1/3: shims, trace and job environment")
     env, paths = prepare(work, row, runner_name, duration, root)
@@ -1677,10 +1696,8 @@ def rehearse(args) -> int:
     unknown = unknown_label(row, root, source)
     if unknown:  # a warning, as `plan` says it: the rehearsal runs all the same
         emit([unknown])
-    runner_name = runner_for(row, root, args.runner_name)
-    script = resolve_script(root, row, gpu_family(runner_name))  # a missing script first, as preflight says it
-    if (refused := runtime_refused(row, root)) is not None:  # as `ci row-env` refuses its job, before it runs
-        raise SweepgateError([refused])
+    ready = runnable(root, row, args.runner_name)  # before the work dir is made: none for a row refused
+    runner_name, script = ready.runner_name, ready.script
     duration = rehearsal_duration(args)
     work = make_work_dir(args.work_dir)
     try:
@@ -1688,7 +1705,7 @@ def rehearse(args) -> int:
               f"-> {script.relative_to(root)}")
         print(f"rehearse: work dir {work}", flush=True)
         with Progress() as progress:
-            done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, runner_name=runner_name,
+            done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, ready=ready,
                                 progress=progress, job={"config_key": config_key_of(row)})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
