@@ -13,12 +13,8 @@ from sweepgate import cli
 
 
 @pytest.fixture
-def repo(make_repo, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
-    r = make_repo()
-    monkeypatch.chdir(r.path)
-    return r
+def repo(repo_outside_actions):
+    return repo_outside_actions
 
 
 def repo_env() -> dict:

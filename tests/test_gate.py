@@ -48,13 +48,8 @@ class Result:
 
 
 @pytest.fixture
-def repo(make_repo, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
-    r = make_repo()
-    monkeypatch.chdir(r.path)
-    r.base = r.head()
-    return r
+def repo(repo_outside_actions):
+    return repo_outside_actions
 
 
 @pytest.fixture

@@ -96,12 +96,8 @@ def _pull_request(repo, tmp: Path, jobs) -> tuple[dict, dict]:
 
 
 @pytest.fixture
-def repo(make_repo, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
-    r = make_repo()
-    r.base = r.head()
-    return r
+def repo(repo_outside_actions):
+    return repo_outside_actions
 
 
 def test_a_pr_without_an_entry_is_green_and_runs_no_matrix(repo, tmp_path, jobs):
