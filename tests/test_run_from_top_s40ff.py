@@ -17,7 +17,7 @@ import pytest
 from conftest import GitRepo
 from test_reuse import M_ROW
 from test_unknown_prefix_s39u import _checkout, _identity
-from test_variable_paths_s40i import _hashed
+from test_variable_paths_s40i import _changes_the_identity, _hashed
 
 from sweepgate.core import identity, shellwords
 
@@ -61,10 +61,7 @@ def test_a_tracked_file_run_by_a_path_from_the_working_folder_is_hashed(tmp_path
     text, ran = RUN_FROM_THE_TOP[how]
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text, **FILES})
     assert _ran(repo) == [ran]
-    first = _identity(repo)
-    assert first is not None and ran in _hashed(repo)
-    repo.write(ran, repo.read(ran) + b"# changed\n")
-    assert _identity(repo) not in (None, first)
+    _changes_the_identity(repo, ran)
 
 
 def test_a_file_the_benchmark_script_runs_from_the_top_is_hashed(tmp_path):
@@ -72,10 +69,7 @@ def test_a_file_the_benchmark_script_runs_from_the_top_is_hashed(tmp_path):
     repo = _checkout(tmp_path, {SCRIPT: "#!/usr/bin/env bash\npython3 shared/tool.py\nbash shared/helper.sh\n",
                                 **FILES})
     for path in ("shared/tool.py", "shared/helper.sh"):
-        first = _identity(repo)
-        assert first is not None and path in _hashed(repo)
-        repo.write(path, repo.read(path) + b"# changed\n")
-        assert _identity(repo) not in (None, first)
+        _changes_the_identity(repo, path)
 
 
 NOT_THE_CHECKOUTS = {
