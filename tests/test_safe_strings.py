@@ -107,21 +107,14 @@ def test_image_with_trailing_newline_is_refused(tmp_path, monkeypatch, capsys):
 def test_launchers_keep_each_argument_whole(tmp_path, launcher):
     """The launchers build the cluster command as NUL-terminated arguments, so a value with a
     newline (here the host model cache path) stays one argument instead of being split."""
-    import json as _json
     import os
     import subprocess
 
-    from test_workflows import ALL_FIELDS_ROW, apply_env_file, row_env
+    from test_workflows import ALL_FIELDS_ROW, launcher_job
 
-    proc, out = row_env(tmp_path, env={"ROW": _json.dumps({**ALL_FIELDS_ROW, "image": "vllm/vllm-openai:v1"})})
-    assert proc.returncode == 0, proc.stderr
-    work = tmp_path / "work"
-    gpu = "b300" if "b300" in launcher else "mi355x"
-    script = work / "benchmarks/single_node/agentic" / f"kimik3_fp4_{gpu}_vllm_mtp.sh"
-    script.parent.mkdir(parents=True)
-    script.write_text("true\n")
+    work, applied = launcher_job(tmp_path, launcher, {**ALL_FIELDS_ROW, "image": "vllm/vllm-openai:v1"}, "true\n")
     cache = "/models/hf\ncache"
-    env = {**apply_env_file(out), "PATH": os.environ["PATH"], "HOME": str(work), "HF_HUB_CACHE": cache}
+    env = {**applied, "PATH": os.environ["PATH"], "HOME": str(work), "HF_HUB_CACHE": cache}
     proc = subprocess.run(["bash", str(ROOT / "benchmarks/runners" / launcher), "--dry-run"], cwd=work, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -1293,6 +1293,20 @@ def row_env(tmp_path, *args, env=None):
     return proc, out
 
 
+def launcher_job(tmp_path, launcher: str, row: dict, script_text: str) -> tuple[Path, dict[str, str]]:
+    """A job's folder (tmp_path/work) for ``launcher`` after `ci row-env` of ``row`` (an agentic kimik3 fp4 vLLM MTP
+    row, as ALL_FIELDS_ROW): the folder, with the script the launcher runs holding ``script_text``, and the job
+    environment row-env wrote (``apply_env_file``)."""
+    proc, out = row_env(tmp_path, env={"ROW": json.dumps(row)})
+    assert proc.returncode == 0, proc.stderr
+    work = tmp_path / "work"
+    gpu = "b300" if "b300" in launcher else "mi355x"
+    script = work / "benchmarks/single_node/agentic" / f"kimik3_fp4_{gpu}_vllm_mtp.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text(script_text)
+    return work, apply_env_file(out)
+
+
 def test_every_job_env_name_reaches_the_job(tmp_path):
     proc, out = row_env(tmp_path, env={"ROW": json.dumps(ALL_FIELDS_ROW)})
     assert proc.returncode == 0, proc.stderr
@@ -1308,19 +1322,12 @@ def test_every_job_env_name_reaches_the_job(tmp_path):
 @pytest.mark.parametrize("launcher", ["launch_b300-nv.sh", "launch_mi355x-amds.sh"])
 def test_job_env_reaches_the_benchmark_script(tmp_path, launcher):
     """row-env -> $GITHUB_ENV -> launcher -> (fake) cluster -> script sees every section 6 name."""
-    row = ALL_FIELDS_ROW
-    proc, out = row_env(tmp_path, env={"ROW": json.dumps(row)})
-    assert proc.returncode == 0, proc.stderr
-    work = tmp_path / "work"
-    gpu = "b300" if "b300" in launcher else "mi355x"
-    script = work / "benchmarks/single_node/agentic" / f"kimik3_fp4_{gpu}_vllm_mtp.sh"
-    script.parent.mkdir(parents=True)
-    script.write_text('env -0 > "$RESULT_DIR/seen.env"\n')
+    work, applied = launcher_job(tmp_path, launcher, ALL_FIELDS_ROW, 'env -0 > "$RESULT_DIR/seen.env"\n')
     (work / "results").mkdir()
     sys.path.insert(0, str(Path(__file__).parent))
     from test_launchers import fake_bin  # noqa: PLC0415
 
-    job_env = {**apply_env_file(out), "PATH": f"{fake_bin(tmp_path)}:{os.environ['PATH']}", "HOME": str(work)}
+    job_env = {**applied, "PATH": f"{fake_bin(tmp_path)}:{os.environ['PATH']}", "HOME": str(work)}
     proc = subprocess.run(["bash", str(ROOT / "benchmarks/runners" / launcher)], cwd=work, env=job_env,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
