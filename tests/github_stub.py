@@ -79,6 +79,19 @@ def created_filter(value: str):
     return lambda created: ((lo is None or at(created) >= lo[0]) and (hi is None or at(created) < hi[1]))
 
 
+def serve(handle, methods: tuple[str, ...]) -> tuple[ThreadingHTTPServer, str]:
+    """A real HTTP server on 127.0.0.1 (a free port) serving from a daemon thread, and its URL: a request of one of
+    ``methods`` goes to ``handle(request, method)``, any other gets http.server's 501; nothing is logged."""
+    def answer(method: str):
+        return lambda request: handle(request, method)
+
+    handler = type("Handler", (BaseHTTPRequestHandler,), {"log_message": lambda request, *args: None,
+                                                          **{f"do_{m}": answer(m) for m in methods}})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
 class GitHubStub:
     def __init__(self):
         self.routes: dict[tuple[str, str], object] = {}
@@ -87,21 +100,7 @@ class GitHubStub:
         self.arrived: list[float] = []
         self.public: set[tuple[str, str]] = set()
         self.prefixes: dict[tuple[str, str], object] = {}  # (method, path prefix) -> answer(payload, query, rest)
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                stub.handle(self, "GET")
-
-            def do_POST(self):
-                stub.handle(self, "POST")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server, self.url = serve(self.handle, ("GET", "POST"))
 
     def close(self):
         self.server.shutdown()

@@ -7,7 +7,7 @@ import re
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from github_stub import serve  # noqa: E402
 
 from sweepgate import cli  # noqa: E402
 from sweepgate.core import github  # noqa: E402
@@ -41,25 +43,7 @@ class FakeGitHub:
         self.post_outcomes: list[str] = []
         self.slow_s = 2.0
         self.lock = threading.Lock()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep pytest output clean
-                pass
-
-            def do_GET(self):
-                fake.handle(self, "GET")
-
-            def do_POST(self):
-                fake.handle(self, "POST")
-
-            def do_PATCH(self):
-                fake.handle(self, "PATCH")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server, self.url = serve(self.handle, ("GET", "POST", "PATCH"))
 
     def close(self):
         self.server.shutdown()
