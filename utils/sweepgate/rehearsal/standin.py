@@ -205,12 +205,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"model_path": self.server.model, "tokenizer_path": self.server.model,
                              "is_generation": True})
         elif path == "/metrics":
-            body = f"fakeserver_requests_total {self.server.requests}\n".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._text(f"fakeserver_requests_total {self.server.requests}\n")
         elif path == "/v1/models":
             self._json(200, {"object": "list", "data": [
                 {"id": self.server.model, "object": "model", "created": int(self.server.started),
