@@ -249,14 +249,20 @@ def check_runtime(row: dict, env: dict[str, str], runners_doc) -> None:
         raise SweepgateError([refused])
 
 
-def runtime_refusal(row: dict, env: dict[str, str], runners_doc) -> Diagnostic | None:
-    """The one problem of a row whose KV-offload arm installs its backend (``fields.runtime_backend``) when the
-    job gets no accelerator runtime (``env`` holds no SWEEPGATE_ACCELERATOR_RUNTIME), whoever runs it (`ci
-    row-env`, `rehearse`, `preflight`); None for any other row. Said at the label's hardware entry in
-    ``runners_doc`` (the checkout's configs/runners.yaml, ``check.checked_runners_doc``), as `plan` warns of
-    it, its labels entry without one, the file at no line when neither is there."""
+def lacks_runtime(row: dict, env: dict[str, str]) -> str | None:
+    """The backend ``row``'s KV-offload arm installs (``fields.runtime_backend``) when the job gets no accelerator
+    runtime (``env`` holds no SWEEPGATE_ACCELERATOR_RUNTIME): the row whoever runs it refuses (`ci row-env`,
+    `rehearse`, `preflight`: ``runtime_refusal``); None for any other row."""
     backend = fields.runtime_backend(row)
-    if not backend or fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env:
+    return backend if backend and fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] not in env else None
+
+
+def runtime_refusal(row: dict, env: dict[str, str], runners_doc) -> Diagnostic | None:
+    """The one problem of a row ``lacks_runtime`` refuses; None for any other row. Said at the label's hardware
+    entry in ``runners_doc`` (the checkout's configs/runners.yaml, ``check.checked_runners_doc``), as `plan` warns
+    of it, its labels entry without one, the file at no line when neither is there."""
+    backend = lacks_runtime(row, env)
+    if backend is None:
         return None
     label = str(row.get(fields.RUNNER))
     entry = fields.runner_entry(runners_doc.data if runners_doc is not None else None, label)

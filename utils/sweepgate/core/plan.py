@@ -410,14 +410,13 @@ def runtimeless_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[
     exports the facts from: it refuses those jobs (the arm could not pick the backend's build). One warning
     per label, at its hardware entry in that file (its labels entry without one; the file at no line when
     it lists neither). A label the base does not list has its own warning (``unknown_runners``), whose fix
-    comes first: none here."""
-    from sweepgate.core.placement import row_facts
+    comes first: none here. The rows are those `ci row-env` refuses (``jobenv.lacks_runtime``)."""
+    from sweepgate.core.jobenv import hardware_env, lacks_runtime
 
     runners = head.runners if isinstance(head.runners, dict) else {}
     bare: dict[str, set[str]] = {}
     for row in _on_listed_labels(base, matrix):
-        backend = F.runtime_backend(row)
-        if backend and F.ACCELERATOR_RUNTIME not in row_facts(row, runners):
+        if backend := lacks_runtime(row, hardware_env(row, runners)):
             bare.setdefault(str(row.get(F.RUNNER)), set()).add(backend)
 
     def place(label: str) -> tuple[str, int, int]:

@@ -534,14 +534,13 @@ def runtime_refused(row: dict, root: Path) -> Diagnostic | None:
     entry there, where `plan` warns of it): its job never runs the script, and a rehearsal's arm would stop
     it at the arm. None for any other row (the file is read whole, to place it, only for such a row)."""
     from sweepgate.core.check import checked_runners_doc
-    from sweepgate.core.jobenv import hardware_env, runtime_refusal
+    from sweepgate.core.jobenv import hardware_env, lacks_runtime, runtime_refusal
     from sweepgate.core.placement import runners_at
 
-    if not fields.runtime_backend(row):
+    if not fields.runtime_backend(row):  # no backend to install, nothing to refuse: the runners file is not read
         return None
     env = hardware_env(row, runners_at(str(root)))
-    return None if fields.HARDWARE_ENV[fields.ACCELERATOR_RUNTIME] in env else runtime_refusal(
-        row, env, checked_runners_doc(str(root)))
+    return runtime_refusal(row, env, checked_runners_doc(str(root))) if lacks_runtime(row, env) else None
 
 
 @dataclass(frozen=True)
