@@ -31,7 +31,11 @@ paths, `$PWD` and `$(pwd)` are written ends. A `cd` or an assignment the run may
 `if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone;
 after it the working folder, or the variable, holds either value (``_flowed``, ``_either``: the written end both
 share, else one only the run knows), and so at a loop's start and in a function's body for what they (or, for a
-function, the rest of the text) may set, and where a function is called for what its body may set. A file sourced runs
+function, the rest of the text) may set, and where a function is called for what its body may set. A command that
+sets a variable no assignment's word shows (``_writes``: `read X`, `printf -v X`, `eval "X=…"`, `${X:=…}`) makes it
+one only the run knows, and one whose names or code only the run knows (`declare "$N=…"`, `read -r "$N"`, an
+assignment through a nameref, `eval "$(cat env)"`) every variable, and such an `eval` the working folder too.
+A file sourced runs
 in the same shell: ``reading`` takes the working folder it starts in (the one at its `source`), and where each file it
 sources leaves it (``recipes.start_of``: `source ./h.sh` where h.sh runs `cd sub` goes on in sub). A variable set to
 a relative path is read from the working folder where it is used (``_RELATIVE``). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
@@ -478,12 +482,12 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
     spanned = _enter(scopes, spans, spanned, at)
     scope = scopes[-1]
     if what == shellflow.CALL:  # a function called (or named: `trap f EXIT`): what its body may set, it may have
-        for name in sets.within(region.start, region.end):
+        for name in _every(sets.within(region.start, region.end), scope.variables):
             if _value(scope.variables, name) is not None:
                 _set(scope, scopes, read, at, name, None)
         return spanned
     if what == shellflow.WRITE:  # `read X`, `printf -v X`, `${X:=…}`, `eval "X=…"`: a value only the run knows
-        for name in region:
+        for name in _every(region, scope.variables):
             if name in scope.variables or name == _CWD and _cwd(scope.variables) is not None:
                 _set(scope, scopes, read, at, name, None)
         return spanned
@@ -517,7 +521,7 @@ def _begun(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: 
     if at in region.failing:
         touched = _failed(scope, scopes, read, at, region, sets)
     if region.kind != shellflow.JOIN:
-        touched = sets.within(region.start, region.end) | {region.variable} - {""}
+        touched = _every(sets.within(region.start, region.end), scope.variables) | {region.variable} - {""}
         reach = touched if region.kind == shellflow.LOOP else {
             name for name in [*scope.variables, _CWD] if sets.sets(name, region.start, region.reach)}
         for name in reach:
@@ -533,7 +537,7 @@ def _failed(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region:
     there (`cd a || cd b`: `cd b` runs from where `cd a` failed to leave, not from a); those names, for the region's
     end to take either value (``_flowed``). What the commands after it leave alone keeps its value (`cd a || exit`)."""
     dropped = set()
-    for name in sets.within(region.lead, at):
+    for name in _every(sets.within(region.lead, at), scope.variables):
         if sets.sets(name, at, region.end) and (name in scope.variables or name == _CWD):
             _set(scope, scopes, read, at, name, None)
             dropped.add(name)
@@ -569,49 +573,131 @@ class _Sets:
                                                bisect.bisect_left(self.offsets, end)]}
 
     def sets(self, name: str, start: int, end: int) -> bool:
-        """Whether ``code[start:end]`` may set ``name``."""
-        offsets = self.by_name.get(name, [])
-        k = bisect.bisect_left(offsets, start)
-        return k < len(offsets) and offsets[k] < end
+        """Whether ``code[start:end]`` may set ``name`` (a variable: by its name, or as any, ``_ANY``)."""
+        for one in (name, _ANY) if name != _CWD else (name,):
+            offsets = self.by_name.get(one, [])
+            k = bisect.bisect_left(offsets, start)
+            if k < len(offsets) and offsets[k] < end:
+                return True
+        return False
+
+
+def _every(names: set[str] | frozenset[str], variables: dict[str, Place | None]) -> set[str]:
+    """``names`` with any variable (``_ANY``) taken for each of ``variables`` (the working folder not among them)."""
+    if _ANY not in names:
+        return set(names)
+    return set(names) - {_ANY} | {name for name in variables if name != _CWD}
 
 
 # A command that sets variables named as its arguments, no assignment's word (after words that may be empty and
-# assignments: `IFS= read -r X`): `read`, `mapfile`/`readarray`, `getopts` (each of its words that is a name is taken
-# for one: reading more names than it sets costs a reuse at most), `printf -v X`; and `eval`, whose words are code
+# assignments: `IFS= read -r X`): `read`, `mapfile`/`readarray`, `getopts` (its second word), `printf -v X`; a
+# declaration (`declare`, `typeset`, `local`, `readonly`, `export`: each word's name up to its `=`, unknown there;
+# the assignment ``_commands`` reads in it then sets it, which for a quoted one, `declare "X=…"`, it cannot);
+# and `eval`, whose words are code. A name only the run knows (`read -r "$N"`, `printf -v "$1"`, `declare "$k=$v"`,
+# `export $(grep … .env | xargs)`) may be any variable's (``_ANY``)
+_DECLARATIONS = ("local", "declare", "typeset", "readonly", "export")
 _WRITER = re.compile(_MAY_BEGIN.pattern + r'(?:(?:builtin|command)[ \t]+)?'
-                     r'(?P<writer>read|mapfile|readarray|getopts|printf|eval)(?=[ \t])', re.MULTILINE)
+                     rf'(?P<writer>read|mapfile|readarray|getopts|printf|eval|{"|".join(_DECLARATIONS)})(?=[ \t])',
+                     re.MULTILINE)
+# the options of a writer that take the next word as their argument (no name it sets)
+_OPTION_ARGUMENTS = {"read": "dinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc"}
 # `${X:=…}`, `${X=…}`: X set where it is unset (or empty), wherever it is expanded
 _DEFAULTED = re.compile(r'\$\{([A-Za-z_]\w*):?=')
-_NAME_WORD = re.compile(r'([A-Za-z_]\w*)(?:\[[^]]*\])?')
+_NAME_WORD = re.compile(r'([A-Za-z_]\w*)(?:\[[^]]*\])?\+?')
+# Any variable (``_writes``): a name no variable has, for a command that may set whichever the run names, or run code
+# only the run knows (`eval "$(cat env)"`, `eval "$CMD"`: the working folder too)
+_ANY = " any"
+# Where a command's own word stands in the code, after where a command begins (its assignments follow, ``_computed``)
+_COMMAND_WORD = re.compile(shellgrammar.COMMAND_START, re.MULTILINE)
+_BLANK = re.compile(r"[ \t]+")
+_PREFIX = re.compile(r"[ \t]+[A-Za-z_./]")  # the command's word written out after an expansion's word
 
 
 def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[str]]]:
     """Where ``text`` (its ``code``) sets variables without an assignment's word (``_WRITER``, ``_DEFAULTED``), and the
-    names each may set (``_CWD`` for an `eval` whose words `cd`), in order: there each is one only the run knows
-    (``_flowed``), so a `source "$X"` after `X=a.sh; read -r X` never reads a.sh for it."""
+    names each may set (``_CWD`` for an `eval` whose words `cd`; ``_ANY`` for one whose names only the run knows, and
+    for a write through a nameref, `declare -n R=X; R=…`, whose variable it cannot tell), in order: there each is one
+    only the run knows (``_flowed``), so a `source "$X"` after `X=a.sh; read -r X` never reads a.sh for it."""
     found = [(m.start(), frozenset([m[1]])) for m in _DEFAULTED.finditer(text)]
+    refs, declaring, own = set(), set(), set()  # the namerefs, where their declarations and declaring words stand
     for m in _WRITER.finditer(code):
-        words, at = [], m.end("writer")
+        writer, raw, starts, at = m["writer"], [], [], m.end("writer")
         while (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
-            words.append(word.replace('"', "").replace("'", "") if m["writer"] != "eval" else word)
+            raw.append(word)
+            starts.append(gap.end())
             at = gap.end() + len(word)
-        if m["writer"] == "eval":
+        if writer == "eval":
             inner: list[str] = []
-            for word in words:
+            for word in raw:
                 _dequoted(word, 0, inner, [])
                 inner.append(" ")
             body = "".join(inner)
             names = {a[1] for a in _ASSIGNS.finditer(body)} | {_CWD for _ in _MOVES.finditer(body)}
+            names |= {_ANY, _CWD} if _computed(body) else set()
             if depth < _STRING_DEPTH:
                 names |= {name for _, more in _writes(body, shellcode.code(body)[0], depth + 1) for name in more}
-        elif m["writer"] == "printf":
-            names = {words[k + 1] if word == "-v" and k + 1 < len(words) else word[2:]
-                     for k, word in enumerate(words) if word.startswith("-v")} - {""}
         else:
-            names = {n[1] for word in words if (n := _NAME_WORD.fullmatch(word))}
+            options = "".join(word[1:] for word in raw if word.startswith("-") and word != "--")
+            if writer in _DECLARATIONS and set(options) & set("pfF"):
+                continue  # `declare -p X`, `export -f f`: prints, or a function's attribute
+            names = {name for word in _named_words(writer, raw) if (name := _set_name(word, writer in _DECLARATIONS))}
+            if writer in ("declare", "typeset", "local") and "n" in options:
+                refs |= names - {_ANY}
+                declaring.add(m.start("writer"))
+                own.update(starts)
         if names:
             found.append((m.start("writer"), frozenset(names)))
+    if refs:  # what is assigned through a nameref is its variable's: any, as the run may point it anywhere
+        found = [(at, names | {_ANY} if names & refs and at not in declaring else names) for at, names in found]
+        found += [(a.start(), frozenset([_ANY])) for a in _ASSIGNS.finditer(code) if a[1] in refs
+                  and a.start() not in own]
     return sorted(found, key=lambda f: f[0])
+
+
+def _named_words(writer: str, words: list[str]) -> list[str]:
+    """The words of a ``writer`` command (``_writes``) that name what it sets: `printf`'s after `-v`, `getopts`'s
+    second, and every other word but an option and its argument (`read -r -u "$FD" line`: `line`)."""
+    if writer == "printf":
+        return [name for k, word in enumerate(words) if word.startswith("-v")
+                for name in (words[k + 1:k + 2] if word == "-v" else [word[2:]])]
+    if writer == "getopts":
+        return words[1:2]
+    named, argument, options = [], False, _OPTION_ARGUMENTS.get(writer, "")
+    for k, word in enumerate(words):
+        if argument:
+            argument = False
+        elif word.startswith("-") and len(word) > 1 and "--" not in words[:k]:
+            argument = word[-1] in options
+        else:
+            named.append(word)
+    return named
+
+
+def _set_name(word: str, declaring: bool) -> str | None:
+    """The variable a writer's ``word`` sets (``_named_words``): its name as written (a declaration's up to its `=`,
+    quotes taken), ``_ANY`` when an expansion makes it (`"$N"`, `"$k=$v"`, `$(…)`), else None (`%s`, `5`)."""
+    head = word.split("=", 1)[0] if declaring else word
+    if re.search(r'[$`]', head.split("[", 1)[0]):
+        return _ANY
+    name = _NAME_WORD.fullmatch(head.replace('"', "").replace("'", "").replace("\\", ""))
+    return name[1] if name and (not declaring or "=" in word) else None
+
+
+def _computed(text: str) -> bool:
+    """Whether the code ``text`` runs a command whose own word only the run knows (`$CMD`, `"$(cat env)"`, `$1=x`:
+    after its assignments, a word that begins with an expansion), which may set any variable or `cd`; not one that is
+    an expansion alone before a command's word written out, which may be empty (`$SUDO source x`, ``_MAYBE_EMPTY``)."""
+    code = shellcode.code(text)[0]
+    for m in _COMMAND_WORD.finditer(code):
+        at = m.end()
+        while at > m.start() and code[at - 1] == " " and text[at - 1] not in " \t":
+            at -= 1  # a quoted word, blank in the code
+        while (a := shellgrammar.ASSIGNMENT.match(text, at)) and (gap := _BLANK.match(
+                text, a.end() + len(_word(text, a.end())))):
+            at = gap.end()
+        if text.startswith(("$", '"$', "`", '"`'), at) and not _PREFIX.match(text, at + len(_word(text, at))):
+            return True
+    return False
 
 
 def _value(variables: dict[str, Place | None], name: str) -> "Place | None":
