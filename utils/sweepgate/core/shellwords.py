@@ -622,7 +622,7 @@ def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[s
     refs, declaring, own = set(), set(), set()  # the namerefs, where their declarations and declaring words stand
     for m in _WRITER.finditer(code):
         writer, raw, starts, at = m["writer"], [], [], m.end("writer")
-        while (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
+        while (gap := _BLANKS.match(text, at)) and (word := _writer_word(text, gap.end())):
             raw.append(word)
             starts.append(gap.end())
             at = gap.end() + len(word)
@@ -633,7 +633,7 @@ def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[s
                 inner.append(" ")
             body = "".join(inner)
             names = {a[1] for a in _ASSIGNS.finditer(body)} | {_CWD for _ in _MOVES.finditer(body)}
-            names |= {_ANY, _CWD} if _computed(body) else set()
+            names |= _computed(body)
             if depth < _STRING_DEPTH:
                 names |= {name for _, more in _writes(body, shellcode.code(body)[0], depth + 1) for name in more}
         else:
@@ -652,6 +652,14 @@ def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[s
         found += [(a.start(), frozenset([_ANY])) for a in _ASSIGNS.finditer(code) if a[1] in refs
                   and a.start() not in own]
     return sorted(found, key=lambda f: f[0])
+
+
+def _writer_word(text: str, i: int) -> str:
+    """The word at ``text[i]`` (``_word``), or a command substitution in backticks there (`eval `cat env``)."""
+    if text.startswith("`", i):
+        end = text.find("`", i + 1)
+        return text[i:end + 1] if end > 0 else text[i:]
+    return _word(text, i)
 
 
 def _named_words(writer: str, words: list[str]) -> list[str]:
@@ -683,11 +691,12 @@ def _set_name(word: str, declaring: bool) -> str | None:
     return name[1] if name and (not declaring or "=" in word) else None
 
 
-def _computed(text: str) -> bool:
-    """Whether the code ``text`` runs a command whose own word only the run knows (`$CMD`, `"$(cat env)"`, `$1=x`:
-    after its assignments, a word that begins with an expansion), which may set any variable or `cd`; not one that is
-    an expansion alone before a command's word written out, which may be empty (`$SUDO source x`, ``_MAYBE_EMPTY``)."""
-    code = shellcode.code(text)[0]
+def _computed(text: str) -> set[str]:
+    """What the code ``text`` (an `eval`'s) may set when it runs a command whose own word only the run knows (`$CMD`,
+    `"$(cat env)"`, `$1=x`: after its assignments, a word that begins with an expansion): any variable, and the
+    working folder (``_CWD``) unless that word stands alone before a command's word written out, where it is read as
+    one that may be empty (`eval $S source x`, ``_MAYBE_EMPTY``)."""
+    code, names = shellcode.code(text)[0], set()
     for m in _COMMAND_WORD.finditer(code):
         at = m.end()
         while at > m.start() and code[at - 1] == " " and text[at - 1] not in " \t":
@@ -695,9 +704,9 @@ def _computed(text: str) -> bool:
         while (a := shellgrammar.ASSIGNMENT.match(text, at)) and (gap := _BLANK.match(
                 text, a.end() + len(_word(text, a.end())))):
             at = gap.end()
-        if text.startswith(("$", '"$', "`", '"`'), at) and not _PREFIX.match(text, at + len(_word(text, at))):
-            return True
-    return False
+        if text.startswith(("$", '"$', "`", '"`'), at):
+            names |= {_ANY} if _PREFIX.match(text, at + len(_word(text, at))) else {_ANY, _CWD}
+    return names
 
 
 def _value(variables: dict[str, Place | None], name: str) -> "Place | None":
