@@ -16,10 +16,18 @@ identity (an edit to it changes the identity) or the row has none. Ordinary scri
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 from test_conditional_flow_s40p import LAUNCHER, _ran, _seen_or_blind
 from test_unknown_prefix_s39u import _checkout, _identity
 from test_variable_paths_s40i import _hashed
+
+from sweepgate.core import identity
+from sweepgate.core.sweep import worktree_rows
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CANDIDATES = ("x.sh", "b/x.sh", "a.sh", "b.sh")
 
@@ -86,3 +94,12 @@ def test_a_writer_whose_names_are_written_out_keeps_the_identity(tmp_path, how):
                                 **{path: f"echo ran:{path}\n" for path in CANDIDATES}})
     assert _ran(repo, {}) == ["a.sh"], how
     assert _identity(repo) is not None and "a.sh" in _hashed(repo), how
+
+
+def test_every_row_of_the_example_fleet_keeps_its_identity():
+    """The repository's own fleet (its launchers, scripts and library use `declare -A`, `read -r -a`, `mapfile -t`,
+    `printf -v "${_sg_var}"` in a function, `export X=…`): every full-sweep row still has a run identity."""
+    rows = worktree_rows(ROOT)
+    runners = yaml.safe_load((ROOT / "configs" / "runners.yaml").read_text())
+    ids, blind = identity.identities_and_blind(rows, runners, identity.read_tree(str(ROOT)))
+    assert len(rows) >= 51 and None not in ids and not blind, blind
