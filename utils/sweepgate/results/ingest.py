@@ -40,7 +40,7 @@ from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
 from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
 from sweepgate.results import record as R
-from sweepgate.results.formats import aiperf_csv, foreign, gpu_metrics, lm_eval, vllm
+from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, lm_eval, vllm
 from sweepgate.results.measurement import Measurement
 from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, SameBytes, StoreError, file_of
 
@@ -992,13 +992,24 @@ def _csv_completion(output: Path, measurements: list[Measurement]) -> list[Diagn
     """An AIPerf CSV export's run finished or not, as the files beside it say (``aiperf_csv.completion``):
     its JSON export of the same name, AIPerf 0.13+'s ready marker. What the JSON export or the marker said worth
     a warning (``is_complete: false``, ``terminal_error``) is returned placed in that file, at its key, naming the
-    CSV it is said of: at the CSV's first line it pointed at no such key."""
-    if len(measurements) != 1 or measurements[0].source_format != aiperf_csv.AIPERF_CSV:
+    CSV it is said of: at the CSV's first line it pointed at no such key. An AIPerf or GenAI-Perf CSV whose JSON
+    export names several models is refused as that export is, in one line at its models' key (the CSV names none:
+    ``aiperf.several_models``)."""
+    if len(measurements) != 1 or measurements[0].source_format not in aiperf_csv.CSV_FORMATS:
         return []
     m, twin, read = measurements[0], output.with_suffix(".json"), {}
+    export = _document(twin, read)
+    if isinstance(export, dict) and aiperf.detect(export):  # a run over several models: refused as its JSON is
+        try:
+            aiperf.several_models(export, str(twin), str(output))
+        except SweepgateError as exc:
+            jsonio.place(exc.diagnostics, read[twin].decode("utf-8-sig"), str(twin))
+            raise
+    if m.source_format != aiperf_csv.AIPERF_CSV:
+        return []
     marker = output.with_name(aiperf_csv.READY_MARKER)
     before = len(m.notes)
-    said_by = aiperf_csv.completion(m, _document(twin, read), _document(marker, read))
+    said_by = aiperf_csv.completion(m, export, _document(marker, read))
     if said_by is None:
         return []
     at = twin if said_by == aiperf_csv.EXPORT else marker

@@ -182,16 +182,21 @@ def _config(doc: dict, path: str = "") -> tuple[str | None, int | None, str]:
     """(model, concurrency, client) from ``input_config`` (its shape changed across versions); ``path``: the
     export's file (``_measured_phase``)."""
     cfg = _input_config(doc)
-    endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     models = _models(cfg)[0]
     model = models[0] if isinstance(models, list) and models else models if isinstance(models, str) else None
     conc = _concurrency(cfg, path)[0]
     conc = conc if isinstance(conc, int) and not isinstance(conc, bool) else None
-    # GenAI-Perf names its service kind (at the top before 2025, under endpoint in its config-file
-    # layout, which also has a perf_analyzer section); AIPerf has neither.
+    return model, conc, _client_of(cfg)
+
+
+def _client_of(cfg: dict) -> str:
+    """The client that wrote an export of ``input_config`` ``cfg``: GenAI-Perf names its service kind (at the top
+    before 2025, under endpoint in its config-file layout, which also has a perf_analyzer section); AIPerf has
+    neither."""
+    endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     genai = any(k in cfg for k in ("service_kind", "formatted_model_name", "perf_analyzer")) or (
         "service_kind" in endpoint)
-    return model, conc, "genai-perf" if genai else "aiperf"
+    return "genai-perf" if genai else "aiperf"
 
 
 def _concurrency(cfg: dict, path: str = "") -> tuple[object, str | None]:
@@ -308,18 +313,27 @@ def _pooled(cfg: dict, path: str, line: int) -> None:
                "each load as a run of its own")
 
 
-def _several_models(cfg: dict, client: str, path: str, line: int) -> None:
+def _several_models(cfg: dict, client: str, path: str, line: int, csv: str | None = None) -> None:
     """Refuse the export of a run over several models (GenAI-Perf's ``-m a -m b``, AIPerf's ``--model a --model
     b``): the client sends the requests to each in turn (``model_selection_strategy``) and exports one set of
-    figures over them all, none per model, so they are no measurement of the first model it names."""
+    figures over them all, none per model, so they are no measurement of the first model it names. ``csv``: the
+    run's CSV export being ingested, refused by this export's models (``several_models``)."""
     models, where = _models(cfg)
     names = list(dict.fromkeys(models)) if isinstance(models, list) else [models]
     if len(names) < 2:
         return
     tool = "GenAI-Perf" if client == "genai-perf" else "AIPerf"
+    also = f", nor are its CSV export {csv}'s" if csv else ""
     raise fail(path, line, f"{where}: {len(names)} models ({', '.join(map(str, names))}): {tool} sends the run's "
-               "requests to all of them and exports one set of figures over them all, so they are no one model's",
+               f"requests to all of them and exports one set of figures over them all, so they are no one model's{also}",
                "benchmark each model in a run of its own")
+
+
+def several_models(doc: dict, path: str, csv: str) -> None:
+    """Refuse the CSV export ``csv`` of a run over several models, as its JSON export ``doc`` (at ``path``, beside
+    it) names them: the CSV names no model, so only the JSON export of its run tells (``_several_models``)."""
+    cfg = _input_config(doc)
+    _several_models(cfg, _client_of(cfg), path, 0, csv)
 
 
 def _request_rate(doc: dict, path: str = ""):

@@ -6,7 +6,8 @@ distribution) and ``Metric,Value`` (scalars); a GPU telemetry table
 by rule (``Time To First Token (ms)`` -> ``time_to_first_token`` in ms), values
 may carry thousands separators (``"2,156.03"``), absent stats are blank cells.
 The CSV carries no model or concurrency: those come from the job's row (held to what the CSV measured:
-normalize.inputs_unlike_row, in_flight_unlike_row).
+normalize.inputs_unlike_row, in_flight_unlike_row); a run over several models is told by the JSON export of its
+name beside it, which refuses the CSV as it is refused (``aiperf.several_models``, ``ingest._csv_completion``).
 """
 
 from __future__ import annotations
@@ -156,6 +157,7 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
 
 CSV_FORMAT = "{}-csv"  # a CSV export's source format, after its client's name
 AIPERF_CSV = CSV_FORMAT.format("aiperf")
+CSV_FORMATS = (AIPERF_CSV, CSV_FORMAT.format("genai-perf"))  # the source formats ``parse_text`` gives (``_client``)
 
 
 def parse_text(text: str, path: str) -> Measurement:
