@@ -137,11 +137,18 @@ def success_rate(metrics: dict) -> float | None:
     return counts[0] / (counts[0] + counts[1])
 
 
-def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | None:
-    """Joules the job's GPUs drew during the benchmark, per output token."""
+def output_tokens(metrics: dict) -> float | None:
+    """The output tokens a run produced: its total, else its output throughput times its duration; None when
+    it states neither (GenAI-Perf's 2024 export: a throughput and per-request lengths only)."""
     tokens = metrics.get(R.TOTAL_OUTPUT_TOKENS)
     if tokens is None and metrics.get(R.OUTPUT_THROUGHPUT) and metrics.get(R.DURATION_S):
         tokens = metrics[R.OUTPUT_THROUGHPUT] * metrics[R.DURATION_S]
+    return tokens
+
+
+def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | None:
+    """Joules the job's GPUs drew during the benchmark, per output token (``output_tokens``)."""
+    tokens = output_tokens(metrics)
     if energy_j is None or not tokens:
         return None
     return energy_j / tokens

@@ -616,9 +616,10 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
 
 # Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``):
 # samples refused, of fewer GPUs than the job's, MI200 package readings not the job's alone, samples that do not
-# cover the outputs' windows or outputs that state none (``_Uncovered``: one for all the outputs it names)
-SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package", "energy-uncovered")
-_REFUSED, _FEWER, _PACKAGE, _UNCOVERED = SAMPLES_FILE_RULES
+# cover the outputs' windows or outputs that state none (``_Uncovered``), outputs that count no output tokens
+# (``_Tokenless``): each of the last two one for all the outputs it names
+SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package", "energy-uncovered", "energy-tokens")
+_REFUSED, _FEWER, _PACKAGE, _UNCOVERED, _TOKENS = SAMPLES_FILE_RULES
 
 
 def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
@@ -664,14 +665,26 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     if late or open_:  # the output named once, with the span of its measurements' windows
         found.append(_Uncovered(csv_path, series, [(output.name, min(w[0] for w in late), max(w[1] for w in late))]
                                 if late else [], [(output.name, _lacks(open_[0]))] if open_ else []))
+    if any(joules is not None and derive.output_tokens(derive.measured(m.metrics)) is None
+           and not derive.is_failed_run(m.metrics, m.evals) for m, joules in zip(measurements, energies)):
+        found.append(_Tokenless(csv_path, [output.name]))  # the joules, with no count to divide them by
     return energies, column
 
 
-class _Uncovered(Diagnostic):
+class _Merged(Diagnostic):
+    """A warning at a GPU samples file of some outputs beside it: ``_said_once`` merges a later output's into the
+    one of its file and rule said first (``take``): one line for all the outputs beside the file, naming them."""
+
+    __slots__ = ()
+
+    def take(self, other: "_Merged") -> None:
+        raise NotImplementedError
+
+
+class _Uncovered(_Merged):
     """The warning at a GPU samples file that gave some outputs beside it no energy for their windows: the
     samples do not cover them (``late``: output name, start, end), or the output states no window (``open_``:
-    output name, what it lacks). ``_said_once`` merges a later output's into the one said first (``take``): one
-    line for all the outputs beside the file, naming them."""
+    output name, what it lacks)."""
 
     __slots__ = ("series", "late", "open_")
 
@@ -704,6 +717,30 @@ class _Uncovered(Diagnostic):
                          "benchmark_start_time_unix, AIPerf's min_request_timestamp)")
         self.message = "no energy per output token: " + "; ".join(said)
         self.hint = "; ".join(fixes)
+
+
+class _Tokenless(_Merged):
+    """The warning at a GPU samples file that gave outputs beside it joules but no energy per output token: the
+    outputs (``names``) count no output tokens to divide them by (``derive.output_tokens``)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, csv_path: Path, names: list[str]):
+        super().__init__(str(csv_path), 1, 0, _TOKENS, severity="warning",
+                         hint="ingest a client output that states them (AIPerf's profile_export_aiperf.json: "
+                              "total_output_tokens, benchmark_duration; vLLM's total_output_tokens)")
+        self.names = names
+        self._say()
+
+    def take(self, other: "_Tokenless") -> None:
+        self.names = self.names + other.names
+        self._say()
+
+    def _say(self) -> None:
+        one = len(dict.fromkeys(self.names)) == 1
+        state, their = ("states", "its") if one else ("state", "their")
+        self.message = (f"no energy per output token: {_names(self.names)} {state} no count of {their} output "
+                        f"tokens (no total, nor a duration to multiply {their} output throughput by)")
 
 
 _BACKWARDS = "end after its start"  # a window whose end is not after its start (a sidecar's start, an output's end)
@@ -1374,13 +1411,13 @@ def _said_once(warnings: list, said: list) -> list:
     """``warnings`` but those of a GPU samples file (``SAMPLES_FILE_RULES``) that ``said`` holds already: one
     plain gpu_metrics.csv beside several outputs (a job's a.json, b.json, c.json at three concurrencies) is one
     file, warned of once, not once per output. An output's ``_Uncovered`` joins the one ``said`` holds of its
-    samples file, which then names it too (s40q)."""
+    samples file, which then names it too (s40q); so does a ``_Tokenless`` (s41c): each ``_Merged`` kind apart."""
     seen = {(w.file, w.line, w.message) for w in said if w.rule in SAMPLES_FILE_RULES}
-    first = {w.file: w for w in said if isinstance(w, _Uncovered)}
+    first = {(w.file, w.rule): w for w in said if isinstance(w, _Merged)}
     kept = []
     for w in warnings:
-        if isinstance(w, _Uncovered) and w.file in first:  # the outputs it names join the line said first
-            first[w.file].take(w)
+        if isinstance(w, _Merged) and (w.file, w.rule) in first:  # the outputs it names join the line said first
+            first[w.file, w.rule].take(w)
         elif w.rule not in SAMPLES_FILE_RULES or (w.file, w.line, w.message) not in seen:
             kept.append(w)
     return kept
