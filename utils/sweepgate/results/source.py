@@ -179,7 +179,7 @@ class _Tally:
     (``R.measurement_of``): ``ci reuse``'s copies of an older run's result, and one output stored under several run
     ids, take no place among the runs read for it, as the store reads a run more for each. A rehearsal's records
     count only towards a rehearsal's baseline (``rehearsals``), as the baseline and the store leave them out of
-    any other's (``store_adapter.baseline_of_files``)."""
+    any other's (``store_adapter.may_judge``)."""
 
     def __init__(self, points: list, before: R.Past | None, rehearsals: bool = False):
         self.before, self.rehearsals = before, rehearsals
@@ -190,8 +190,9 @@ class _Tally:
 
     def add(self, records: list[dict]) -> None:
         from sweepgate.results.compare import baseline_of, covered, job_failed
+        from sweepgate.results.store_adapter import may_judge
 
-        records = [r for r in records if self.rehearsals or not r.get(R.REHEARSAL)]
+        records = [r for r in records if may_judge(r, self.rehearsals)]
         for rec in records:
             pt = baseline_of(rec)
             if pt not in self.earlier or job_failed(rec):

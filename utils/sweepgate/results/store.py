@@ -1723,8 +1723,13 @@ def _measured(before: R.Past | None, succeeded: bool, include_rehearsals: bool) 
     """The conditions of the rows a baseline reads: that happened before ``before`` (a run's past), of
     jobs that succeeded with ``succeeded``, real measurements only without ``include_rehearsals``."""
     return (([_before(before)] if before is not None else [])
-            + ([results.c.status == "success"] if succeeded else [])
-            + ([] if include_rehearsals else [results.c.rehearsal.is_(False)]))
+            + ([results.c.status == "success"] if succeeded else []) + _real_only(include_rehearsals))
+
+
+def _real_only(include_rehearsals: bool) -> list:
+    """The condition that leaves rehearsals' rows out, unless ``include_rehearsals`` (the baseline of a rehearsal):
+    ``store_adapter.may_judge`` in SQL."""
+    return [] if include_rehearsals else [results.c.rehearsal.is_(False)]
 
 
 def _first_of_each(where: list, partition: list, n: int = 1, *, oldest: bool = False):
@@ -1958,9 +1963,7 @@ class Store:
                    oldest: bool = False) -> list[dict]:
         """Per ``by`` group of the rows on ``ref`` matching ``where``: the newest record of each
         of its last ``n`` runs (``oldest``: of its first ``n``); all groups together, newest first."""
-        where = [results.c.ref == ref, *where]
-        if not include_rehearsals:
-            where.append(results.c.rehearsal.is_(False))
+        where = [results.c.ref == ref, *where, *_real_only(include_rehearsals)]
         return self._records(_records_of(_runs_of_each(where, by, n, oldest=oldest)))
 
     def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:

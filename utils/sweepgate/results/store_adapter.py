@@ -92,7 +92,7 @@ def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: i
         return []
     own, mine = {str(r.get(R.RUN_ID)) for r in pr}, {R.point_values(r) for r in pr}
     rehearsal = is_rehearsal(pr)
-    after = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))
+    after = [r for r in records if r.get(R.REF) == ref and may_judge(r, rehearsal)
              and str(r.get(R.RUN_ID)) not in own and R.point_values(r) in mine and not R.before(r, past)]
     firsts = [r for evals in (False, True) for recs in baseline_window(after, window, evals, past).values() for r in recs]
     return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(firsts, key=R.time_order)))
@@ -102,6 +102,14 @@ def is_rehearsal(pr: list[dict]) -> bool:
     """Whether the compared run ``pr`` is a rehearsal: only its baseline holds rehearsals' results (a rehearsal
     never judges a GPU run)."""
     return any(r.get(R.REHEARSAL) for r in pr)
+
+
+def may_judge(rec: dict, rehearsal: bool) -> bool:
+    """Whether ``rec`` may be in the baseline of a run that is a rehearsal (``rehearsal``, ``is_rehearsal``) or is
+    not: a rehearsal's record only in a rehearsal's. The one rule of records read from files (``baseline_of_files``,
+    ``later_runs_in_files``, the artifacts' ``source._Tally``), as the store's look-ups ask it in SQL
+    (``include_rehearsals``: ``store._real_only``)."""
+    return rehearsal or not rec.get(R.REHEARSAL)
 
 
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:
@@ -177,7 +185,7 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     known = sorted({str(r[R.REF]) for r in records if r.get(R.REF)})
     ref = stored_ref(baseline_ref, known)
     rehearsal = is_rehearsal(pr)
-    on_ref = [r for r in records if r.get(R.REF) == ref and (rehearsal or not r.get(R.REHEARSAL))]
+    on_ref = [r for r in records if r.get(R.REF) == ref and may_judge(r, rehearsal)]
     if not on_ref:  # a mistyped --baseline-ref is refused as the store refuses it (``shown``: the files)
         check_baseline_ref(ref, known, shown)
     past = past_of(pr)
