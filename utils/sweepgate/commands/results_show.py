@@ -35,12 +35,15 @@ def run(args) -> int:
 
                 raise unknown_run(args.run, store.display_url(st.url), st)
         else:
+            from sweepgate.results import record as R
+
             if args.ref:
                 from sweepgate.results.store_adapter import stored_ref
 
                 args.ref = stored_ref(args.ref, st.refs())
             records = _of_keys(st, args.key, args.ref)
-            title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", args.ref)))
+            shown_ref = R.short_ref(args.ref) if args.ref else None  # as the table's ref column writes it
+            title = " on ".join(filter(None, (f"config key {args.key}" if args.key else "all points", shown_ref)))
             if (args.key or args.ref) and not records:
                 raise _nothing(args, st)
             _say_unordered(st, records, args)
