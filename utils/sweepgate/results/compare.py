@@ -278,10 +278,19 @@ def job_failed(rec: dict) -> bool:
     return rec.get(R.STATUS, "success") != "success"
 
 
+def measured(rec: dict) -> bool:
+    """Whether ``rec`` is a measurement: its job succeeded. The one rule of what takes a place among a point's
+    baseline runs, read from files (``_usable``, ``measurements_of``, the artifacts' ``source._Tally``) or from the
+    store, whose look-ups ask it in SQL (``succeeded``: status 'success'). Ingest stores no success that measured
+    nothing: a job whose output is missing is stored failed (``ingest.orphan_record``), and so is one that
+    completed no request or served no throughput (``derive.is_failed_run``). A success record with no figure is
+    one made otherwise (a hand-made JSONL): it holds its place from the store and from files alike."""
+    return not job_failed(rec) and isinstance(rec.get(R.METRICS), dict)
+
+
 def _usable(rec: dict, evals: bool = False) -> bool:
-    """A baseline record with throughput figures (or, with ``evals``, eval scores) of a job that succeeded."""
-    return (not job_failed(rec) and isinstance(rec.get(R.METRICS), dict)
-            and is_eval_result(rec) == evals)
+    """A baseline record with throughput figures (or, with ``evals``, eval scores): a ``measured`` one of that kind."""
+    return measured(rec) and is_eval_result(rec) == evals
 
 
 def baseline_of(rec: dict) -> tuple:
@@ -386,7 +395,7 @@ def _once_each(ordered: list[dict], twins: dict | None = None) -> list[dict]:
 
 def measurements_of(recs: list[dict]) -> list[dict]:
     """The records of a point that measured it: a failed job's are none (``combined`` leaves them out)."""
-    return [r for r in recs if not job_failed(r) and isinstance(r.get(R.METRICS), dict)]
+    return [r for r in recs if measured(r)]
 
 
 def combined(recs: list[dict]) -> dict:
@@ -825,7 +834,9 @@ def _overlapping(newest: str, spans: dict[str, tuple[str, str] | None]) -> set[s
 def _span(recs: list[dict]) -> tuple[str, str] | None:
     """(earliest start, latest finish) as stored (``R.stored_time``) of a run's own measurements; None when none carries a time.
     ``ci reuse``'s copies keep the time another run measured them, which says nothing of when this
-    run ran: a run of copies only is a picture of its own, joined to no other."""
+    run ran: a run of copies only is a picture of its own, joined to no other. Its callers give it throughput
+    records alone (``_picture_records``): an eval's time without a sidecar is its lm-eval output's `date`, which
+    may be years before the run (``past_of``), and would join main's runs of then to its picture."""
     own = [r for r in recs if not isinstance(r.get(R.REUSED_FROM), dict)]
     times = [(str(R.stored_time(r.get(R.STARTED) or r.get(R.FINISHED))),
               str(R.stored_time(r.get(R.FINISHED) or r.get(R.STARTED)))) for r in own if r.get(R.STARTED) or r.get(R.FINISHED)]

@@ -175,7 +175,7 @@ class _Tally:
     """What the artifacts read so far hold of the compared run's ``points`` (``compare.baseline_of`` keys): each
     one's runs from before ``before`` (all, without it), and of that time or later, counted as the baseline counts
     them (``compare.measured_runs``), so that reading stops where the store's look-up (``store_adapter``) stops: a
-    run counts where its job at the point succeeded (the store's ``succeeded=True``), and each measurement once
+    run counts where its job at the point succeeded (``compare.measured``: the store's ``succeeded=True``), and each measurement once
     (``R.measurement_of``): ``ci reuse``'s copies of an older run's result, and one output stored under several run
     ids, take no place among the runs read for it, as the store reads a run more for each. A rehearsal's records
     count only towards a rehearsal's baseline (``rehearsals``), as the baseline and the store leave them out of
@@ -189,13 +189,13 @@ class _Tally:
         self._counts: dict[tuple, int] = {}  # (id of earlier or since, point) -> its runs, until more come
 
     def add(self, records: list[dict]) -> None:
-        from sweepgate.results.compare import baseline_of, covered, job_failed
+        from sweepgate.results.compare import baseline_of, covered, measured
         from sweepgate.results.store_adapter import may_judge
 
         records = [r for r in records if may_judge(r, self.rehearsals)]
         for rec in records:
             pt = baseline_of(rec)
-            if pt not in self.earlier or job_failed(rec):
+            if pt not in self.earlier or not measured(rec):
                 continue
             runs_of = self.earlier if self.before is None or R.before(rec, self.before) else self.since
             runs_of[pt].append(rec)

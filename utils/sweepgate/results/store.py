@@ -1721,9 +1721,15 @@ def _order_oldest():
 
 def _measured(before: R.Past | None, succeeded: bool, include_rehearsals: bool) -> list:
     """The conditions of the rows a baseline reads: that happened before ``before`` (a run's past), of
-    jobs that succeeded with ``succeeded``, real measurements only without ``include_rehearsals``."""
+    jobs that succeeded with ``succeeded`` (``compare.measured`` in SQL), real measurements only without
+    ``include_rehearsals``."""
     return (([_before(before)] if before is not None else [])
-            + ([results.c.status == "success"] if succeeded else []) + _real_only(include_rehearsals))
+            + (_succeeded() if succeeded else []) + _real_only(include_rehearsals))
+
+
+def _succeeded() -> list:
+    """The condition of the rows of jobs that succeeded: ``compare.measured`` in SQL."""
+    return [results.c.status == "success"]
 
 
 def _real_only(include_rehearsals: bool) -> list:
@@ -1943,7 +1949,7 @@ class Store:
         keys = {p.get(R.CONFIG_KEY) for p in points}  # None: stored without a config key (a --row ingest)
         by = [*(results.c[column(f)] for f in R.POINT_IDENTITY), _kind()]
         rest = ([_before(before)] if before else []) + ([sa.not_(_before(after))] if after else []) + (
-            [results.c.status == "success"] if succeeded else [])
+            _succeeded() if succeeded else [])
         # IN_CHUNK config keys a look-up (the rows without one with the first): a key's points are its own groups
         of_keys = [results.c.config_key.in_(part) for part in _chunks(sorted(str(k) for k in keys if k is not None))]
         if None in keys:
@@ -1970,7 +1976,7 @@ class Store:
         """For each run identity, the newest successful non-rehearsal job's records (every record of
         that job: an output can hold several), measured (not itself reused) and finished at or
         after ``since`` (ISO 8601) when given. Identities without one are absent."""
-        where = [results.c.status == "success", results.c.rehearsal.is_(False)] + (
+        where = [*_succeeded(), *_real_only(False)] + (
             [] if since is None else
             [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since])
         wheres = [[results.c.run_identity.in_(part), *where] for part in _chunks(sorted(set(identities)))]
