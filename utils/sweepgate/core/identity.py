@@ -25,8 +25,9 @@ from typing import Callable
 from sweepgate.core import fields as F
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (TOP_CWD, ending_in, helper_folders, read_helpers, resolve_script, runs_multinode,
-                                    script_candidates, sourced_helpers, start_of, tail_sources, unseen_sources)
+from sweepgate.core.recipes import (RAN, TOP_CWD, ending_in, helper_folders, read_helpers, resolve_script,
+                                    runs_multinode, script_candidates, sourced_helpers, started, tail_sources,
+                                    unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -193,7 +194,7 @@ def _started(folders: dict[str, list], path: str, blobs: Blobs, cwd=TOP_CWD) -> 
     with how it is read (``recipes.Start``: the folder it starts in, where the files it sources leave it) noted in
     ``folders``."""
     helpers = helper_folders(path, blobs, cwd)
-    for each, starts in [(path, [start_of(path, blobs, cwd)]), *helpers.items()]:
+    for each, starts in [(path, [started(path, blobs, cwd)]), *helpers.items()]:
         have = folders.setdefault(each, [])
         have.extend(start for start in starts if start not in have)
     return [path, *helpers]
@@ -226,7 +227,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
-        tails = [(rest, start == WORKSPACE, site)
+        tails = [(rest, start in (WORKSPACE, RAN), site)
                  for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
         tailed = tailed or bool(tails)
         _read_tails(tails, take, blobs, tracked, folders)

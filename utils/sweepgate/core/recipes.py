@@ -70,11 +70,13 @@ TOP_CWD = (shellwords.TOP, "")
 
 
 @functools.lru_cache(maxsize=1024)
-def _shell_reading(text: str, cwd: shellwords.Place | None = TOP_CWD, moves: tuple = ()) -> shellwords.Reading:
-    """``shellwords.reading`` of ``text`` from the working folder ``cwd`` (with the ``moves`` of the files it sources),
+def _shell_reading(text: str, cwd: shellwords.Place | None = TOP_CWD, moves: tuple = (), sets: tuple = (),
+                   absent: frozenset = frozenset()) -> shellwords.Reading:
+    """``shellwords.reading`` of ``text`` from the working folder ``cwd`` (with the ``moves`` and ``sets`` of the files
+    it sources, the ``absent`` folders),
     once per text and start: the run identity asks for every row's script and its helpers, and ``library_lines`` for
     the same files again (nothing changes a ``Reading`` once made)."""
-    return shellwords.reading(text, cwd, moves)
+    return shellwords.reading(text, cwd, moves, sets, absent)
 
 
 def sourced(text: str) -> list[tuple[int, str, str]]:
@@ -131,8 +133,9 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None], cwd: she
     return list(helper_folders(script, blobs, cwd))
 
 
-# How a file is read (``Start``): the working folder it starts in and the ``shellwords.reading`` moves of the files it
-# sources (where each leaves the working folder)
+# How a file is read (``Start``): the working folder it starts in, the ``shellwords.reading`` moves of the files it
+# sources (where each leaves the working folder) and (``started``) their sets (what each leaves its variables) and the
+# folders a `cd` in it goes to that the checkout does not hold
 Start = tuple
 
 
@@ -146,7 +149,7 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
     it is sub/y.sh). A file run or read beside the script (no `source`) starts at the top, as before."""
     found: dict[str, list] = {}
     ends: dict = {}
-    first = start_of(script, blobs, cwd, ends) if script else None
+    first = started(script, blobs, cwd, ends) if script else None
     todo = [(script, posixpath.dirname(script), first)] if script else []
     seen: set = set()
     for _ in range(SOURCED_DEPTH):
@@ -158,7 +161,7 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
                      for (_, beside, from_top), site in zip(_relative(read.sourced + read.named), sites)]
             # a file run from the checkout's top, where the checkout has it (`python3 x.py` may run the image's own)
             named += [(path, TOP_CWD) for _, (_, path) in read.ran if path not in blobs or blobs[path] is not None]
-            named = [(helper, posixpath.dirname(helper), start_of(helper, blobs, site, ends)) for helper, site in named]
+            named = [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends)) for helper, site in named]
             if (target := link_target(path, blobs.get(path))) is not None:
                 named = [(target, folder, start), (target, posixpath.dirname(target), start), *named]
             for helper, where, how in named:
@@ -203,6 +206,89 @@ def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | 
             break
         moves = merged
     return cwd, moves
+
+
+def started(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,
+            ends: dict | None = None) -> Start:
+    """``start_of`` of ``path``, then the sets of the files it sources and the folders it may `cd` to that the checkout
+    does not hold (``_sets``): a file sourced runs in the same shell, so what it assigns holds after its `source`
+    (`source env.sh` where env.sh sets `D=shared`, then `bash "$D/x.sh"`: shared/x.sh), as its `cd` does; and a `cd`
+    to a folder the checkout does not hold may fail (`cd missing; python3 x.py` runs x.py)."""
+    ends = {} if ends is None else ends
+    cwd, moves = start_of(path, blobs, cwd, ends)
+    return (cwd, moves, *_sets(path, blobs, cwd, moves, ends, 0))
+
+
+def _sets(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None, moves: tuple, ends: dict,
+          depth: int) -> tuple[tuple, frozenset]:
+    """The ``shellwords.reading`` sets and absent folders of ``path`` read from ``cwd`` with ``moves``: for each
+    `source` in it of a file that may set variables, their values where that file ends (``_left``); after a `source`
+    whose path starts where only the run knows, of each file of ``blobs`` ending in its written names (a value they do
+    not all leave alike is one only the run knows); and each folder a `cd` in it goes to that holds no file of
+    ``blobs`` (``_absent``: reading more than bash runs costs a reuse at most). Found in turn, as the moves are (which
+    file a `source` reads may depend on what the ones before it set)."""
+    text = (blobs.get(path) or b"").decode("utf-8", "replace")
+    folder, sets, absent, held = posixpath.dirname(path), (), frozenset(), None
+    for _ in range(SOURCED_DEPTH):
+        read = _shell_reading(text, cwd, moves, sets, absent)
+        found = {}
+        for (at, beside, from_top), site in zip(_relative(read.sourced), read.sites):
+            helper = _helper(folder, beside, from_top)
+            if not helper.startswith("../") and blobs.get(helper) is not None:
+                found[at] = _left(helper, blobs, _site(folder, site), ends, depth + 1)
+        for (at, rest, _), site in zip(read.tails, read.tail_sites):  # any file ending so may be the one sourced
+            held = held if held is not None else [p for p, blob in blobs.items() if blob is not None]
+            lefts = [dict(_left(p, blobs, _site(folder, site), ends, depth + 1)) for p in ending_in(rest, held)]
+            names = sorted({name for left in lefts for name in left})
+            found[at] = tuple((name, values.pop() if len(values := {left.get(name, ()) for left in lefts}) == 1
+                               and () not in values else None) for name in names)
+        now = tuple(sorted((at, pairs) for at, pairs in found.items() if pairs)), absent | _absent(folder, read, blobs,
+                                                                                                   ends)
+        if now == (sets, absent):
+            break
+        sets, absent = now
+    return sets, absent
+
+
+def _absent(folder: str, read: shellwords.Reading, blobs: dict[str, bytes | None], ends: dict) -> frozenset:
+    """The places a `cd` of ``read`` (a file in ``folder``) goes to where no file of ``blobs`` is: folders the
+    checkout does not hold (or none the identity reads, which costs a reuse at most). One under which ``read`` names a
+    file ``blobs`` has not read yet is not one until it is read (``read_all`` reads it, then asks again)."""
+    went = {place: at[1] for _, place, _ in read.moved if place and place[0] in (shellwords.TOP, FOLDER)
+            and (at := _site(folder, place)) is not None and at[1] not in ("", ".")}
+    if not went:
+        return frozenset()
+    if (held := ends.get(("folders",))) is None:
+        held = ends["folders",] = {part for p, blob in blobs.items() if blob is not None
+                                   for part in _folders_of(p)}
+    named = [_helper(folder, beside, top) for _, beside, top in _relative(read.sourced + read.named)]
+    unread = [path for path in [*named, *(path for _, (_, path) in read.ran)] if path not in blobs]
+    return frozenset(place for place, at in went.items()
+                     if at not in held and not any(path.startswith(at + "/") for path in unread))
+
+
+def _folders_of(path: str) -> list[str]:
+    """The folders ``path`` (from the checkout's top) is in: `a/b/c.sh` -> a, a/b."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:k]) for k in range(1, len(parts) + 1)]
+
+
+def _left(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None, ends: dict, depth: int) -> tuple:
+    """What a file sourced from ``cwd`` leaves the variables it may set (``shellwords.Reading.left``), as (name, place)
+    pairs for the file that sources it: a place beside it as one from the checkout's top (``_site``), its own name
+    (`$0`) as one only the run knows; past ``SOURCED_DEPTH`` files sourced in each other, or in a cycle, nothing."""
+    key = ("left", path, cwd)
+    if key not in ends:
+        ends[key] = ()
+        if depth < SOURCED_DEPTH:
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            start = start_of(path, blobs, cwd, ends, depth)
+            read = _shell_reading(text, *start, *_sets(path, blobs, *start, ends, depth))
+            folder = posixpath.dirname(path)
+            ends[key] = tuple((name, None if place is None or place[0] == shellwords.SELF else
+                               _site(folder, place) if place[0] == FOLDER else place)
+                              for name, place in read.left.items())
+    return ends[key]
 
 
 def _end(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None, ends: dict, depth: int
@@ -278,8 +364,9 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
     """(file, 1-based line, the written end of its path) of each `source` in the files ``paths`` (as far as ``blobs``
     holds them) whose path starts where only the run knows but ends in names written out (``shellwords.Reading.tails``:
     `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`, `source x.sh` in a helper sourced where
-    only the run knows the working folder), in order; with ``starts``, and the variable its own word starts with
-    (`GITHUB_WORKSPACE` for `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start). Each file is read from each working
+    only the run knows the working folder), and of each file run so (``shellwords.Reading.ran_tails``: `bash
+    "$D/x.sh"`), in order; with ``starts``, and the variable its own word starts with (`GITHUB_WORKSPACE` for
+    `"$GITHUB_WORKSPACE/x/y.sh"`; ``RAN`` for a file run; "" for any other start). Each file is read from each working
     folder ``folders`` gives it (``helper_folders``; by default the top); with ``sites``, last, the working folder at
     the `source` (a checkout path, None where only the run knows it: where the file it reads starts)."""
     found = []
@@ -287,10 +374,16 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
         for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
             read = _shell_reading(text, *start)
+            tails = [*read.tails, *((at, rest, RAN) for at, rest in read.ran_tails)]
             found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []),
                        *([_site(posixpath.dirname(path), site)] if sites else []))
-                      for (at, rest, start), site in zip(read.tails, read.tail_sites)]
+                      for (at, rest, start), site in zip(tails, [*read.tail_sites, *read.ran_tail_sites])]
     return list(dict.fromkeys(found))
+
+
+# ``tail_sources``' start of a file run (``shellwords.Reading.ran_tails``), not sourced: read as one from the workspace
+# (``core.identity._may_hold``: a submodule is hashed only when its names go through it)
+RAN = " ran"
 
 
 def ending_in(rest: str, paths) -> list[str]:

@@ -37,7 +37,9 @@ one only the run knows, and one whose names or code only the run knows (`declare
 assignment through a nameref, `eval "$(cat env)"`) every variable, and such an `eval` the working folder too.
 A file sourced runs
 in the same shell: ``reading`` takes the working folder it starts in (the one at its `source`), and where each file it
-sources leaves it (``recipes.start_of``: `source ./h.sh` where h.sh runs `cd sub` goes on in sub). A variable set to
+sources leaves it (``recipes.start_of``: `source ./h.sh` where h.sh runs `cd sub` goes on in sub) and what it leaves
+its variables (``recipes.started``: `source env.sh` where env.sh sets `D=shared` goes on with D=shared); a `cd` to a
+folder the checkout does not hold may fail (``reading``'s absent). A variable set to
 a relative path is read from the working folder where it is used (``_RELATIVE``). A heredoc given to a shell (`bash <<'EOF'`, `cat <<EOF
 | bash`) is read as a command string. What a command substitution or a subshell assigns
 (`X=$(D=x; source "$D/y.sh")`, `(D=x)`) stays inside it. A `source` is said at the line bash gives its
@@ -48,7 +50,8 @@ spelling of a place above, anywhere in the text, with a path after it (`python3 
 relative path with a `/` where the working folder is the script's or one under it); the value of
 a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself. And the
 files it runs by a path from the working folder in the checkout (``Reading.ran``: `python3 shared/tool.py`, `bash "$S"`,
-`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`).
+`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`), and those it runs by a path whose start only the run knows but
+whose end is written (``Reading.ran_tails``: `bash "$D/x.sh"`).
 """
 
 from __future__ import annotations
@@ -162,6 +165,8 @@ _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[
 # `/usr/bin/env python3 x.py`), as a word of the code; none that takes a command string or a module instead (`-c`, `-m`)
 _INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)'
                           r'(?:[ \t]+-(?![A-Za-z]*[cm])[A-Za-z]+)*(?=[ \t])')
+# A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
+_EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
 # The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
 _WORKSPACE = re.compile(r'\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})(?=/)')
 
@@ -191,22 +196,38 @@ class Reading:
     tail_sites: list[Place | None] = field(default_factory=list)
     # the working folder where the text ends (where a file that sources it goes on from)
     end_cwd: Place | None = (TOP, "")
+    # each file run (``ran``) by a path whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
+    # none of the text's; `python3 x.py` after a `cd` only the run knows): an offset, that end (``_tail``); and the
+    # working folder there, in the same order (where the file run starts)
+    ran_tails: list[tuple[int, str]] = field(default_factory=list)
+    ran_tail_sites: list[Place | None] = field(default_factory=list)
+    # each variable the text may set (anywhere: in a function's body, by `read`, by a file it sources), and its value
+    # where the text ends (None: only the run knows it): what a file that sources it goes on with (``reading``'s sets)
+    left: dict[str, Place | None] = field(default_factory=dict)
 
 
-def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = ()) -> Reading:
+def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = (),
+            sets: tuple[tuple[int, tuple[tuple[str, Place | None], ...]], ...] = (),
+            absent: frozenset[Place] = frozenset()) -> Reading:
     """What ``text`` sources and names (``Reading``), read once; ``cwd``: the working folder at its start (a file
     sourced after a `cd` starts where the `cd` went: (TOP, that folder), None when only the run knows it); ``moves``:
     where a file it sources leaves the working folder (the `source`'s offset in ``Reading.sourced``, the folder after
-    it: `source ./h.sh` where h.sh runs `cd sub` goes on in sub, as a sourced file runs in the same shell)."""
+    it: `source ./h.sh` where h.sh runs `cd sub` goes on in sub, as a sourced file runs in the same shell); ``sets``:
+    the variables a file it sources may set, each with the value it leaves (the `source`'s offset in
+    ``Reading.sourced`` or ``Reading.tails``, then (name, place) pairs, ``Reading.left``: `source env.sh` where env.sh
+    sets `D=shared` goes on with D=shared); ``absent``: the folders the checkout holds no file in (places): a `cd` to
+    one may fail (bash goes on where it was, unless `set -e`), or go to a folder the run made (`mkdir -p out; cd out`),
+    so the working folder after it is either (``_either``: mostly one only the run knows)."""
     parts = shellcode.parts(text)
-    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves), parts)
+    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves), parts, dict(sets), absent)
     read.named = _named(text, read.assigned, read.moved)
-    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd)
+    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd, read)
     return read
 
 
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
-          moves: dict[int, Place | None] | None = None, parts: tuple | None = None) -> Reading:
+          moves: dict[int, Place | None] | None = None, parts: tuple | None = None,
+          sets: dict[int, tuple] | None = None, absent: frozenset[Place] = frozenset()) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
@@ -215,7 +236,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
-    _commands(text, code, spans, read, variables, shown, moves or {})
+    _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -224,7 +245,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 # after a `cd` the shell starts where it went, or where `srun`, `docker run -w` put it: only the
                 # run knows (a relative path there is a written end, every tracked file ending so)
                 at_start[_CWD] = None
-            sub = _read(inner, at_start, depth + 1, quoted)
+            sub = _read(inner, at_start, depth + 1, quoted, absent=absent)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.sites += sub.sites
             read.tail_sites += sub.tail_sites
@@ -372,12 +393,14 @@ def _unseen(word: str, substituted: bool) -> str | None:
 
 def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
               variables: dict[str, Place | None] | None = None, shown: str | None = None,
-              moves: dict[int, Place | None] | None = None) -> None:
+              moves: dict[int, Place | None] | None = None, sets: dict[int, tuple] | None = None,
+              absent: frozenset[Place] = frozenset()) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word. ``shown``:
-    the text as written, where ``text`` stands for it (of the same length), for a word said; ``moves``: ``reading``'s."""
-    shown = text if shown is None else shown
-    flow = _Flow(text, code, spans, read, list(moves or ()))
+    the text as written, where ``text`` stands for it (of the same length), for a word said; ``moves``, ``sets``,
+    ``absent``: ``reading``'s."""
+    shown, moves, sets = text if shown is None else shown, moves or {}, sets or {}
+    flow = _Flow(text, code, spans, read, list(moves), sets)
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
@@ -402,7 +425,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
                 continue
             at = gap.end()
         if m.re is _COMMAND and m["cd"]:
-            scopes[-1].cwd = _moved(text, m.end("cd"), m["cd"], scopes[-1])
+            scopes[-1].cwd = _arrived(scopes[-1].cwd, _moved(text, m.end("cd"), m["cd"], scopes[-1]), absent)
             read.moved.append((m.start("cd"), scopes[-1].cwd, scopes[-1].end))
             continue
         word = _word(text, at)
@@ -415,11 +438,35 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
             _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1])
-            if moves and said_at in moves:  # the file sourced moved the working folder: as a `cd` here
-                scopes[-1].cwd = moves[said_at]
-                read.moved.append((at + len(word), scopes[-1].cwd, scopes[-1].end))
-    flow.until(scopes, spanned, len(text) + 1)  # those after the last: where a command string or a path named stands
+            _after_source(read, scopes, at + len(word), moves.get(said_at, ()), sets.get(said_at, ()), absent)
+    _ended(read, scopes, flow, spanned, len(text))
+
+
+def _ended(read: Reading, scopes: list[_Scope], flow: _Flow, spanned: int, end: int) -> None:
+    """Where the text (of length ``end``) ends (``_commands``): the regions and assignments still pending applied (where
+    a command string or a path named after the last command stands), its working folder and the values it leaves
+    (``Reading.end_cwd``, ``Reading.left``)."""
+    _enter(scopes, flow.spans, flow.until(scopes, spanned, end + 1), end)
     read.end_cwd = scopes[0].cwd
+    read.left = {name: scopes[0].variables.get(name) for name in sorted(flow.sets.by_name) if name != _CWD}
+
+
+def _after_source(read: Reading, scopes: list[_Scope], end: int, moved: "Place | None | tuple",
+                  values: tuple[tuple[str, Place | None], ...], absent: frozenset[Place]) -> None:
+    """What the file a `source` (its word ending at ``end``) reads leaves, as it runs in the same shell: the working
+    folder it moved to (``moved``, ``reading``'s moves; () when it moves none: as a `cd` here) and the variables it
+    set (``values``, ``reading``'s sets: as assignments here)."""
+    if moved != ():
+        scopes[-1].cwd = _arrived(scopes[-1].cwd, moved, absent)
+        read.moved.append((end, scopes[-1].cwd, scopes[-1].end))
+    for name, value in values:
+        _set(scopes[-1], scopes, read, end, name, value)
+
+
+def _arrived(cwd: Place | None, went: Place | None, absent: frozenset[Place]) -> Place | None:
+    """The working folder after a `cd` from ``cwd`` to ``went``: ``went``, or either (``_either``) when the checkout
+    does not hold it (``reading``'s absent: the `cd` may fail, and bash goes on where it was)."""
+    return _either(cwd, went) if went in absent else went
 
 
 def _assignment(read: Reading, scopes: list[_Scope], m: re.Match, at: int, word: str, place: Place | None) -> None:
@@ -437,11 +484,15 @@ class _Flow:
     """The regions of a text's code (``shellflow``: a condition, a loop, a function), met in order as ``_commands``
     reads its commands (``_flowed``)."""
 
-    def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading, moving: list[int] = ()):
+    def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading, moving: list[int] = (),
+                 setting: dict[int, tuple] | None = None):
         writes = _writes(text, code)
-        # a `source` of a file that moves the working folder (``reading``'s moves) may set it, as a `cd` there does
+        # a `source` of a file that moves the working folder (``reading``'s moves) may set it, as a `cd` there does, and
+        # one of a file that sets variables (``reading``'s sets) may set those
         found = shellflow.regions(code, spans)
-        self.sets = _Sets(code, sorted(writes + [(at, frozenset([_CWD])) for at in moving], key=lambda w: w[0]))
+        sourcing = [(at, frozenset(name for name, _ in pairs)) for at, pairs in (setting or {}).items() if pairs]
+        self.sets = _Sets(code, sorted(writes + [(at, frozenset([_CWD])) for at in moving] + sourcing,
+                                       key=lambda w: w[0]))
         calls = [(m.start(), shellflow.CALL, r) for r in found if r.kind == shellflow.FUNCTION and r.name
                  and self.sets.within(r.start, r.end)
                  for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?![\w./-])').finditer(code, r.end, r.reach)]
@@ -1004,12 +1055,15 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
 
 
 def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]],
-         moved: list[tuple[int, Place | None, int]], cwd: Place | None) -> list[tuple[int, Place]]:
+         moved: list[tuple[int, Place | None, int]], cwd: Place | None, read: Reading) -> list[tuple[int, Place]]:
     """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
     first word after an interpreter (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with `S=shared/x.sh`, `bash
-    "$GITHUB_WORKSPACE/shared/x.sh"`) or a command's own word with a `/` (`tools/run.sh`), where a command begins;
-    read from the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path whose start
-    only the run knows (an absolute path, `$HOME`, a folder only the run knows) is none. ``code``: ``text``'s code
+    "$GITHUB_WORKSPACE/shared/x.sh"`) or a command's own word with a `/` (`tools/run.sh`, `"$D/x.sh"`), where a command
+    begins;
+    read from the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the
+    checkout (an absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash
+    "$D/x.sh"`, D none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the
+    run knows) goes to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). ``code``: ``text``'s code
     (``shellcode.parts``)."""
     sets_workspace = re.search(r'(?<![\w$])GITHUB_WORKSPACE=', code) is not None
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
@@ -1017,6 +1071,10 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
              if _at_command_start(code, m.start()) and (gap := _BLANKS.match(text, m.end()))
              and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
+    # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
+    words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
+              and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
+              and "/" in (word := _word(text, m.start()))]
     found: list[tuple[int, Place]] = []
     for at, word in sorted(words):
         bare = word.replace('"', "").replace("'", "")
@@ -1026,10 +1084,26 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
             variables = _in_force(assigned, at, start)
             places = []
             for variables[_CWD] in _cwds_at(moved, at, start):
-                places.append(_from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables))
+                place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
+                places.append(place)
+                if tail := _ran_tail(word, place):
+                    read.ran_tails.append((at, tail))
+                    read.ran_tail_sites.append(variables[_CWD])
         found += [(at, place) for place in dict.fromkeys(places) if place and place[0] == TOP
                   and posixpath.basename(place[1]) not in ("", ".", "..") and not place[1].startswith("../")]
     return found
+
+
+def _ran_tail(word: str, place: Place | None) -> str | None:
+    """The written end of a path run (``_ran``) whose start only the run knows: a place's (``TAIL``), or that after the
+    last expansion of a ``word`` that is no place (`"$D/x.sh"`); None for a place, a path outside the checkout or one
+    with no name written (``_unseen``)."""
+    if place is not None:
+        return place[1] if place[0] == TAIL and place[1] else None
+    bare = word.replace('"', "").replace("'", "")
+    if not _unseen(word, False) or bare.startswith(_STANDARD_INPUT):
+        return None
+    return _tail(_TAIL.search(bare))
 
 
 def _cwds_at(moved: list[tuple[int, Place | None, int]], at: int,
