@@ -77,7 +77,6 @@ NOT_THE_CHECKOUTS = {
     "a module pip installed": "python3 -m sglang.launch_server --model m\n",
     "a command string": 'bash -c "echo hi"\n',
     "a path the checkout has not": "python3 bench/missing.py\nbash missing/run.sh\n",
-    "after a cd out of the checkout": "cd /workspace\npython3 shared/tool.py\n",
     "an argument, not a program": "echo shared/tool.py\ncat shared/helper.sh\n",
 }
 

@@ -80,9 +80,16 @@ WRONG_BEFORE = {
     'source benchmarks/env.sh (D="$(dirname "${BASH_SOURCE[0]}")/shared"); bash $D/x.sh': (
         'source benchmarks/env.sh\nbash "$D/x.sh"\n',
         {"benchmarks/env.sh": 'D="$(dirname "${BASH_SOURCE[0]}")/shared"\n', **MOVED}, [{}]),
+    "source h.sh (D=./a; source env.sh (D=./b); cd $D); source ./x.sh": (
+        'source h.sh\nsource ./x.sh\n', {"h.sh": 'D=./a\nsource env.sh\ncd "$D"\n', "env.sh": "D=./b\n",
+                                          "a/x.sh": None, "b/x.sh": None}, [{}]),
     "D=shared; source env.sh (D=other); python3 $D/x.py": (
         'D=shared\nsource "$GITHUB_WORKSPACE/env.sh"\npython3 "$D/x.py"\n',
         {"env.sh": "D=other\n", "shared/x.py": None, "other/x.py": None}, [{}]),
+    # a `cd` out of the checkout (s40ff took it for one that leaves no file of the checkout to run): where no
+    # /workspace is (the host), the `cd` fails and bash runs the top's; where the checkout is mounted there, that too
+    "cd /workspace; python3 shared/tool.py": ('cd /workspace\npython3 shared/tool.py\n', {"shared/tool.py": None},
+                                              [{}]),
     # 2: a variable built from the workspace's
     'D="$GITHUB_WORKSPACE/shared"; bash "$D/x.sh"': ('D="$GITHUB_WORKSPACE/shared"\nbash "$D/x.sh"\n', SHARED, [{}]),
     "D=${GITHUB_WORKSPACE}/shared; python3 $D/x.py": ('D=${GITHUB_WORKSPACE}/shared\npython3 "$D/x.py"\n',

@@ -227,6 +227,9 @@ def _sets(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | Non
     not all leave alike is one only the run knows); and each folder a `cd` in it goes to that holds no file of
     ``blobs`` (``_absent``: reading more than bash runs costs a reuse at most). Found in turn, as the moves are (which
     file a `source` reads may depend on what the ones before it set)."""
+    if (found := ends.get(("sets", path, cwd, moves))) is not None:  # once per file and start
+        return found
+    ends["sets", path, cwd, moves] = ((), frozenset())  # met again while being read: a cycle
     text = (blobs.get(path) or b"").decode("utf-8", "replace")
     folder, sets, absent, held = posixpath.dirname(path), (), frozenset(), None
     for _ in range(SOURCED_DEPTH):
@@ -247,6 +250,7 @@ def _sets(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | Non
         if now == (sets, absent):
             break
         sets, absent = now
+    ends["sets", path, cwd, moves] = sets, absent
     return sets, absent
 
 
@@ -300,7 +304,8 @@ def _end(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None
         ends[path, cwd] = (True, None)  # met again while being read: a cycle
         if depth < SOURCED_DEPTH:
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            read = _shell_reading(text, *start_of(path, blobs, cwd, ends, depth))
+            start = start_of(path, blobs, cwd, ends, depth)  # and what the files it sources set (`cd "$D"`)
+            read = _shell_reading(text, *start, *_sets(path, blobs, *start, ends, depth))
             ends[path, cwd] = (bool(read.moved), _site(posixpath.dirname(path), read.end_cwd))
     return ends[path, cwd]
 
