@@ -111,6 +111,16 @@ WRONG_BEFORE = {
                                          {"x.py": None, "y.sh": None}, [{}]),
     "source env.sh (cd missing); python3 x.py": ('source env.sh\npython3 x.py\n', {"env.sh": "cd missing\n",
                                                                                    "x.py": None}, [{}]),
+    # what a sourced file's computed writer (s41b) may set: any variable, after its `source` too
+    "D=a/shared; source env.sh (export $(cat .env)); source $D/x.sh": (
+        'D=a/shared\nsource env.sh\nsource "$D/x.sh"\n', {"env.sh": "export $(cat .env)\n", ".env": "D=b/shared\n",
+                                                           **OVERRIDDEN}, [{}]),
+    "D=a/shared; source env.sh (eval \"$(cat .env)\"); bash $D/x.sh": (
+        'D=a/shared\nsource env.sh\nbash "$D/x.sh"\n', {"env.sh": 'eval "$(cat .env)"\n', ".env": "D=b/shared\n",
+                                                         **OVERRIDDEN}, [{}]),
+    "source env.sh (eval \"$(cat .env)\", a cd); bash x.sh": (
+        'source env.sh\nbash x.sh\n', {"env.sh": 'eval "$(cat .env)"\n', ".env": "cd b\n", "x.sh": None, "b/x.sh": None},
+        [{}]),
 }
 
 

@@ -460,7 +460,11 @@ def _after_source(read: Reading, scopes: list[_Scope], end: int, moved: "Place |
         scopes[-1].cwd = _arrived(scopes[-1].cwd, moved, absent)
         read.moved.append((end, scopes[-1].cwd, scopes[-1].end))
     for name, value in values:
-        _set(scopes[-1], scopes, read, end, name, value)
+        if name == _ANY:  # a computed writer in it (`export $(cat .env)`): every variable known here, unknown now
+            for each in sorted(_every({_ANY}, {k: v for scope in scopes for k, v in scope.variables.items()})):
+                _set(scopes[-1], scopes, read, end, each, None)
+        else:
+            _set(scopes[-1], scopes, read, end, name, value)
 
 
 def _arrived(cwd: Place | None, went: Place | None, absent: frozenset[Place]) -> Place | None:
