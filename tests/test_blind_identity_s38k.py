@@ -130,7 +130,7 @@ def test_a_script_kept_elsewhere_gives_no_identity_and_its_change_is_never_reuse
 
 def test_row_env_takes_no_identity_for_a_job_whose_launcher_is_not_there(tmp_path):
     """The benchmark job (`ci row-env --tools`) of a checkout without the row's launcher writes its environment
-    without SWEEPGATE_RUN_IDENTITY, so the job runs and its sidecar records none."""
+    with SWEEPGATE_RUN_IDENTITY=none, so the job runs and its sidecar records none (not one of the files then)."""
     import shutil
     import subprocess
 
@@ -152,6 +152,7 @@ def test_row_env_takes_no_identity_for_a_job_whose_launcher_is_not_there(tmp_pat
         assert proc.returncode == 0, proc.stderr
         return out.read_text()
 
-    assert "SWEEPGATE_RUN_IDENTITY=" in row_env()
+    took = row_env()
+    assert f"{F.RUN_IDENTITY_ENV}=" in took and f"{F.RUN_IDENTITY_ENV}={F.NO_RUN_IDENTITY}\n" not in took
     (work / LAUNCHER).unlink()
-    assert "SWEEPGATE_RUN_IDENTITY=" not in row_env()
+    assert f"{F.RUN_IDENTITY_ENV}={F.NO_RUN_IDENTITY}\n" in row_env()

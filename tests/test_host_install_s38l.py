@@ -27,6 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
+from sweepgate.core.fields import NO_RUN_IDENTITY  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
 from test_host_python_s38b import checkout, matrix_file  # noqa: E402,F401 - checkout: a fixture
 from test_install import copy_tree  # noqa: E402
@@ -152,7 +153,7 @@ def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, che
                    env={**common, "GITHUB_ENV": str(job_env)})
     assert proc.returncode == 0, proc.stderr
     values = kv.parse_kv(job_env.read_text())
-    assert values["SWEEPGATE_RUN_IDENTITY"]
+    assert values["SWEEPGATE_RUN_IDENTITY"] not in ("", NO_RUN_IDENTITY)
     assert values.get("MULTINODE") == ("true" if row_id.startswith("multinode") else None), values
 
     sha = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True,

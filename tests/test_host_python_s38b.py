@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.commands import example  # noqa: E402
+from sweepgate.core.fields import NO_RUN_IDENTITY  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
 
 
@@ -75,7 +76,7 @@ def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout
                        env={**common, "GITHUB_ENV": str(job_env)})
     assert proc.returncode == 0, proc.stderr
     values = kv.parse_kv(job_env.read_text())
-    assert values["RESULT_FILENAME"] and values["SWEEPGATE_RUN_IDENTITY"]
+    assert values["RESULT_FILENAME"] and values["SWEEPGATE_RUN_IDENTITY"] not in ("", NO_RUN_IDENTITY)
 
     proc = host_python(checkout, only_pyyaml, "results", "sidecar", "--tools", str(checkout),
                        env={**common, **values, "JOB_STATUS": "failure", "GITHUB_RUN_ID": "5",

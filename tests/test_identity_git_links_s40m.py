@@ -60,8 +60,8 @@ def _fleet(tmp_path: Path, name: str, *, git: bool) -> Path:
 
 
 def _row_env(work: Path, path: str, **extra: str) -> tuple[int, str | None, str]:
-    """`ci row-env --tools .` in ``work`` with PATH ``path``: its exit code, SWEEPGATE_RUN_IDENTITY (None: not set)
-    and stderr."""
+    """`ci row-env --tools .` in ``work`` with PATH ``path``: its exit code, SWEEPGATE_RUN_IDENTITY (None: it took
+    none, `none`) and stderr."""
     from helpers import ROW
 
     env = {"PATH": path, "PYTHONPATH": str(ROOT / "utils"), "ROW": json.dumps(ROW), "RUNNER_NAME": "b300-nv_00",
@@ -69,7 +69,10 @@ def _row_env(work: Path, path: str, **extra: str) -> tuple[int, str | None, str]
     proc = subprocess.run([sys.executable, "-P", "-m", "sweepgate", "ci", "row-env", "--tools", ".", "--output", "-"],
                           cwd=work, env=env, capture_output=True, text=True, timeout=120)
     found = [line.split("=", 1)[1] for line in proc.stdout.splitlines() if line.startswith("SWEEPGATE_RUN_IDENTITY=")]
-    return proc.returncode, found[0] if found else None, proc.stderr
+    from sweepgate.core.fields import NO_RUN_IDENTITY
+
+    assert len(found) == (proc.returncode == 0), proc.stdout  # written whenever row-env writes: `none` when it took none
+    return proc.returncode, None if not found or found[0] == NO_RUN_IDENTITY else found[0], proc.stderr
 
 
 def test_a_host_without_git_takes_the_identity_of_the_checkout_from_a_tarball(tmp_path):

@@ -214,11 +214,10 @@ def _run_row_env(args) -> int:
     check_pool(row, runner, main_runners, named_at, whose="main's " if args.tools else "")  # main's pools when given
     check_runtime(row, env, runners_doc)  # before the job takes the GPUs, not at the arm an hour in
     if args.tools:  # before the benchmark runs: what `results sidecar` records (fields.RUN_IDENTITY_ENV)
-        from sweepgate.core.fields import RUN_IDENTITY_ENV
+        from sweepgate.core.fields import NO_RUN_IDENTITY, RUN_IDENTITY_ENV
         from sweepgate.core.identity import job_identity, job_runners
 
-        if identity := job_identity(row, args.tools, job_runners(runners, main_runners)):
-            env[RUN_IDENTITY_ENV] = identity
+        env[RUN_IDENTITY_ENV] = job_identity(row, args.tools, job_runners(runners, main_runners)) or NO_RUN_IDENTITY
     _write_kv(args.output, "GITHUB_ENV", env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)
     return 0

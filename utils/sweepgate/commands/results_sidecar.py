@@ -47,11 +47,15 @@ def add_arguments(parser) -> None:
 
 
 def _identity(row: dict, tools: str | None) -> str | None:
-    """The run identity `ci row-env` took before the benchmark ran, else the one of the files now."""
+    """The run identity `ci row-env` took before the benchmark ran (none when it took none: the files now
+    may be what the benchmark's container wrote), else, with no row-env before, the one of the files now."""
     from sweepgate.core import fields
     from sweepgate.core.identity import job_identity
 
-    return os.environ.get(fields.RUN_IDENTITY_ENV) or job_identity(row, tools)
+    taken = os.environ.get(fields.RUN_IDENTITY_ENV)
+    if taken == fields.NO_RUN_IDENTITY:
+        return None
+    return taken or job_identity(row, tools)
 
 
 def _row() -> dict:

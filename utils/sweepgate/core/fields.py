@@ -206,6 +206,9 @@ RESULT_FILENAME_ENV = "RESULT_FILENAME"
 # The job's run identity, taken by `ci row-env` before the benchmark runs (the container it starts
 # mounts the workspace read-write and could change the files the identity hashes by the end).
 RUN_IDENTITY_ENV = "SWEEPGATE_RUN_IDENTITY"
+# Its value when `ci row-env --tools` took none (a blind spot): `results sidecar` then records none, never
+# one hashed from the files the container left (a non-empty word, as the runner may drop an empty variable).
+NO_RUN_IDENTITY = "none"
 # Set (in $GITHUB_ENV) by `results sidecar` when a symbolic link among the uploads could not be
 # removed: the templates' upload steps run only while it is empty.
 UPLOAD_HELD_ENV = "SWEEPGATE_UPLOAD_HELD"

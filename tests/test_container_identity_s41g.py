@@ -1,0 +1,75 @@
+"""A benchmark job whose run identity `ci row-env` could not take before the benchmark ran records none:
+its sidecar never takes one from the files the benchmark container left in the workspace (s41g security
+review: row-env wrote no SWEEPGATE_RUN_IDENTITY for a script that sources `<(...)`, and the sidecar, after the
+container had deleted that line, hashed the rewritten script and recorded an identity `ci reuse` would match)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_workflows import AGENTIC_ROW, AGENTIC_SCRIPT, ROOT, TEMPLATES, _git, apply_env_file, load
+
+SOURCE_FROM_THE_RUN = "source <(echo :)"  # a file only the run knows: no identity before the benchmark
+
+
+def _origin(tmp_path: Path) -> tuple[Path, str, str]:
+    """main: this checkout's tools; the approved commit: a script the identity cannot see all of, which
+    (as its container may) deletes that line and writes its result."""
+    origin = tmp_path / "origin"
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for part in ("utils", "benchmarks", "configs"):
+        shutil.copytree(ROOT / part, origin / part, symlinks=True, ignore=skip)
+    _git("init", "-q", "-b", "main", cwd=origin)
+    _git("add", ".", cwd=origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "main tools", cwd=origin)
+    main_sha = _git("rev-parse", "HEAD", cwd=origin)
+    (origin / AGENTIC_SCRIPT).write_text(
+        f"{SOURCE_FROM_THE_RUN}\n"
+        f"sed -i '1d' {AGENTIC_SCRIPT}\n"  # the container rewrites the script the sidecar would hash
+        "echo '{}' > \"$RESULT_DIR/$RESULT_FILENAME.json\"\n")
+    (origin / "results").mkdir(exist_ok=True)
+    (origin / "results/.keep").write_text("")
+    _git("add", "-A", cwd=origin)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pr", cwd=origin)
+    return origin, main_sha, _git("rev-parse", "HEAD", cwd=origin)
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_a_job_row_env_took_no_identity_for_records_none_whatever_its_container_rewrote(tmp_path, name):
+    from workflow_job import run_job  # noqa: PLC0415
+    from test_launchers import fake_bin  # noqa: PLC0415
+    from sweepgate.core import fields, jobfile  # noqa: PLC0415
+
+    origin, main_sha, pr_sha = _origin(tmp_path)
+    work, temp, home, pybin = (tmp_path / d for d in ("work", "temp", "home", "pybin"))
+    for d in (work, temp, home, pybin):
+        d.mkdir()
+    (pybin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
+    row = {**AGENTIC_ROW, "image": "vllm/vllm-openai:v1"}
+    matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    context_doc = {jobfile.REF: "refs/pull/7/head", jobfile.COMMIT: pr_sha,
+                   jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
+    context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
+               "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
+               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": "success"}
+    base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
+                "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
+                "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
+                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
+    results = run_job(load(name)["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
+                      base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),
+                                                    "job-context.json": json.dumps(context_doc).encode()})
+    log = "\n".join(f"--- {n}: {rc}\n{out}" for n, rc, out in results)
+    assert [n for n, rc, _ in results if rc] == [], log
+    assert SOURCE_FROM_THE_RUN not in (work / AGENTIC_SCRIPT).read_text(), "the container stand-in did not rewrite"
+    env = apply_env_file(temp / "github_env")
+    sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
+    assert sidecar[jobfile.JOB].get(jobfile.RUN_IDENTITY) is None, log
+    assert env.get(fields.RUN_IDENTITY_ENV) == fields.NO_RUN_IDENTITY, log  # row-env said so, before the benchmark
