@@ -1,7 +1,9 @@
-"""A benchmark job whose run identity `ci row-env` could not take before the benchmark ran records none:
-its sidecar never takes one from the files the benchmark container left in the workspace (s41g security
-review: row-env wrote no SWEEPGATE_RUN_IDENTITY for a script that sources `<(...)`, and the sidecar, after the
-container had deleted that line, hashed the rewritten script and recorded an identity `ci reuse` would match)."""
+"""What a single-node benchmark container leaves in the workspace (it mounts it read-write) never steers the
+host's steps after it (s41g security review). A job whose run identity `ci row-env` could not take before the
+benchmark ran records none: its sidecar never takes one from the files the container left (row-env wrote no
+SWEEPGATE_RUN_IDENTITY for a script that sources `<(...)`, and the sidecar, after the container had deleted that
+line, hashed the rewritten script and recorded an identity `ci reuse` would match). And the core.fsmonitor guard
+holds for a submodule the container plants too, or the job stops before the benchmark."""
 
 from __future__ import annotations
 
@@ -73,3 +75,36 @@ def test_a_job_row_env_took_no_identity_for_records_none_whatever_its_container_
     sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
     assert sidecar[jobfile.JOB].get(jobfile.RUN_IDENTITY) is None, log
     assert env.get(fields.RUN_IDENTITY_ENV) == fields.NO_RUN_IDENTITY, log  # row-env said so, before the benchmark
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_a_host_git_that_drops_git_config_count_for_submodules_stops_the_job(tmp_path, name):
+    """The guard's GIT_CONFIG_* must reach the git actions/checkout's post step runs in each submodule
+    (`git submodule foreach --recursive`), and a container can plant a populated submodule, its own
+    core.fsmonitor set, in the workspace's index. git 2.31 and 2.32 take GIT_CONFIG_* but clear them for a
+    submodule's git (upstream "submodule: refrain from filtering GIT_CONFIG_COUNT", June 2021), so the
+    guard asks a submodule's git too and stops the job on such a host (s41g security review: the guard
+    checked the top repository's git only, which 2.31 passed)."""
+    import subprocess  # noqa: PLC0415
+
+    job_steps = load(name)["jobs"]["benchmark"]["steps"]
+    (guard,) = [s["run"] for s in job_steps if "GIT_CONFIG_KEY_0=core.fsmonitor" in s.get("run", "")]
+    work, old, temp = tmp_path / "work", tmp_path / "git-2.32", tmp_path / "temp"
+    for d in (work, old, temp):
+        d.mkdir()
+    _git("init", "-q", cwd=work)
+    real = shutil.which("git")
+    # `git submodule` as 2.31 and 2.32 run it: the git it starts in each submodule (from its own exec path, so
+    # no stand-in on PATH is asked) gets no GIT_CONFIG_COUNT or pairs; the top repository's reads need none here
+    (old / "git").write_text(f"#!/bin/sh\ncase \" $* \" in *\" submodule \"*)\n"
+                             f"  unset GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_VALUE_0;;\nesac\nexec {real} \"$@\"\n")
+    (old / "git").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    for path, ok in ((os.environ["PATH"], True), (f"{old}:{os.environ['PATH']}", False)):
+        env_file = tmp_path / f"github_env_{ok}"
+        proc = subprocess.run(["bash", "-e", "-c", guard], cwd=work, capture_output=True, text=True,
+                              env={**env, "PATH": path, "GITHUB_ENV": str(env_file), "RUNNER_TEMP": str(temp)})
+        assert (proc.returncode == 0) is ok, proc.stdout + proc.stderr
+        assert ("::error::this host's git clears GIT_CONFIG_COUNT for a submodule" in proc.stdout) is not ok, \
+            proc.stdout + proc.stderr
+        assert list(temp.iterdir()) == [], "the probe repository was left in runner.temp"
