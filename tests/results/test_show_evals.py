@@ -95,3 +95,18 @@ def test_the_title_counts_points_and_eval_scores_apart(tmp_path, db, capsys):
     assert run_cli(capsys, "results", "ingest", "--db", db, str(pr))[0] == 0
     _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--key", "dsr1-fp4-b300-vllm")
     assert out.splitlines()[0] == "config key dsr1-fp4-b300-vllm: 3 points, 3 eval scores on 2 refs (7 lines)", out
+
+
+def test_a_narrow_block_never_breaks_a_score_from_its_stderr_or_a_count_from_its_noun(tmp_path, db, capsys,
+                                                                                         monkeypatch):
+    """s41l: at COLUMNS 44 to 50 `results show` put "0.8926" at a line's end and "±0.0085 (1 more)" on the next,
+    and at 55 to 60 "(1" over "more)": the eval cell broke at any blank, though compare's narrow blocks keep a
+    score with its stderr (README). Each width from 40 to 60 keeps both whole."""
+    ingest(tmp_path, db, capsys, GSM8K)
+    for columns in range(40, 61):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
+        lines = out.splitlines()
+        assert all(len(line) <= columns for line in lines), (columns, lines)
+        assert any("0.8946 ±0.0085" in line for line in lines), (columns, lines)
+        assert any("(1 more)" in line for line in lines), (columns, lines)

@@ -824,15 +824,7 @@ def _console(stream):
 FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
-# Where a cell may break: between words, a bracketed interval one word ("[972.6, 1,106]": s37c, at 80 columns it
-# read "1,031 [972.6," over "1,106] (n=5)", rich breaking at any blank), a score with its stderr another
-# ("0.8946 ±0.0085")
-_UNIT = re.compile(r"(?:\S*\[[^\]]*\]\S*|\S+)(?: \u00b1\S+)?")
-
-
-def _units(cell: str) -> list[str]:
-    """``cell``'s words, a bracketed interval one of them: where a folded cell may break (``_folded``)."""
-    return _UNIT.findall(cell)
+_units = show.cell_units  # where a folded cell may break (``_folded``): between words, an interval kept whole
 
 
 def _folded(cell: str, width: int) -> str:

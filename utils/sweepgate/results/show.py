@@ -141,6 +141,18 @@ def _value(rec: dict, field: str):
     return derive.figure(rec.get(R.METRICS) or {}, field)  # as compare reads it: none where no run's
 
 
+# Where a cell of a narrow block or a folded column may break: between words, a bracketed interval one word
+# ("[972.6, 1,106]": s37c, at 80 columns compare read "1,031 [972.6," over "1,106] (n=5)", rich breaking at any
+# blank), a score with its stderr another ("0.8946 ±0.0085"), and an eval cell's "(1 more)" (s41l: `results show`
+# broke both at any blank, "0.8926" over "±0.0085", "(1" over "more)").
+_CELL_UNIT = re.compile(r"\(\d[\d,]* more\)|(?:\S*\[[^\]]*\]\S*|\S+)(?: \u00b1\S+)?")
+
+
+def cell_units(cell: str) -> list[str]:
+    """``cell``'s words, each kept whole where a line breaks (``_CELL_UNIT``)."""
+    return _CELL_UNIT.findall(cell)
+
+
 def eval_cell(rec: dict) -> str:
     """The first eval score, ``gsm8k exact_match strict-match 0.8946 ±0.0085``, and ``(N more)`` for N more
     (not "(+N)", which reads like a change)."""
@@ -233,6 +245,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         console.print(tbl)
     else:
         for row, style in zip(cells, styles):
-            print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style)
+            print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style,
+                        cell_units)
     if line := columns_line(field for _, field in columns):
         print_wrapped(console, line)
