@@ -390,9 +390,10 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
     named = "; ".join(_not_measured_label(m, naming) for m in items[:shown])
     more = f"; and {len(items) - shown} more" if len(items) > shown else ""
     ref = R.short_ref(baseline_ref)
+    # a trimmed sweep explains a dropped point, not a metric or eval scores missing at a point it measured
+    trimmed = "a trimmed sweep runs fewer concurrencies; " if any(m.what is None for m in items) else ""
     return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
-            f"{', '.join(parts)} ({named}{more}). Not judged: a trimmed sweep runs fewer concurrencies; "
-            "check that none was dropped by mistake.")
+            f"{', '.join(parts)} ({named}{more}). Not judged: {trimmed}check that none was dropped by mistake.")
 
 
 def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming) -> list[str]:
