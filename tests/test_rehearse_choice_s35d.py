@@ -30,13 +30,15 @@ def test_rows_of_one_exp_name_are_chosen_by_conc_and_where_alone(make_repo, tmp_
         for flags in (["--conc", "4"], ["--conc", "8", "--where", "tp=8"]):
             r = sweepgate(["rehearse", *source, *flags], repo.path)
             assert r.returncode == 1 and r.stderr.startswith(CHOSEN), (source, flags, r.stderr)
-        where = "configs/*-master.yaml" if source[0] == "--config-keys" else str(many)
+        # the config's rows at its key line, named by the key given (s41i); a file's, by their exp-name
+        where, who, has = (("configs/nvidia-master.yaml:1", "config key 'dsr1-fp4-b300-vllm'", "has")
+                           if source[0] == "--config-keys" else (str(many), "exp-name 'dsr1_1k1k'", "matches"))
         r = sweepgate(["rehearse", *source], repo.path)
         assert r.returncode == 1 and r.stderr.splitlines() == [
-            f"{where}: exp-name 'dsr1_1k1k' matches 3 rows (conc 4, 8, 16); choose one with --conc N"], r.stderr
+            f"{where}: {who} {has} 3 rows (conc 4, 8, 16); choose one with --conc N"], r.stderr
         r = sweepgate(["rehearse", *source, "--conc", "5"], repo.path)
         assert r.returncode == 1 and r.stderr.splitlines() == [
-            f"{where}: exp-name 'dsr1_1k1k' has no row with conc 5; pick --conc from: 4, 8, 16"], r.stderr
+            f"{where}: {who} has no row with conc 5; pick --conc from: 4, 8, 16"], r.stderr
 
 
 def test_rows_of_several_exp_names_need_one_unless_conc_and_where_leave_one(make_repo):

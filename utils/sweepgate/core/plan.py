@@ -356,11 +356,13 @@ def unknown_runner(label: str, labels, where: tuple[str, int, int], *, whose: st
     """The one wording of a runner label that configs/runners.yaml does not list, for `plan` (``whose``: "the
     base's ", the file `ci split --runners` reads on main), `preflight` and `rehearse` alike: a warning at
     ``where`` (the config's `runner:` line), its fix naming the listed labels close to it, else those the
-    file lists, so that a fix is named either way."""
+    file lists, so that a fix is named either way. A listed label that holds ``label`` whole comes first
+    (`gb300-nv`: `cluster:gb300-nv`, not the closer-spelt `gb300`)."""
     import difflib
 
     labels = sorted(labels)
-    close = difflib.get_close_matches(label, labels, n=3)
+    close = [known for known in labels if label and label in known]
+    close = (close + [c for c in difflib.get_close_matches(label, labels, n=3) if c not in close])[:3]
     use = (f"did you mean '{close[0]}'? Use a listed label (close to it: {', '.join(close)})" if close
            else f"use a listed label ({_short(labels)})")  # none close: the labels there are
     return Diagnostic(

@@ -54,6 +54,13 @@ def _at_top(root: str | None) -> bool:
     return top is None or os.path.realpath(top) == os.path.realpath(os.getcwd())
 
 
+def from_here(root, relative: str) -> str:
+    """``relative``, a path from the repository's top ``root``, as a path from the current folder: a fix's
+    command or file to make (`engines capture --out`, `mkdir -p`, a script to create) is read from there, and
+    every command may be run from a subfolder. The top's own spelling where it is run from the top."""
+    return os.path.relpath(os.path.join(os.path.abspath(root), relative))
+
+
 def _outside(path: str, dest: str, root: str | None) -> Diagnostic:
     """The one line for a path that leaves the repository from its top. Inside `configs/`,
     `--changelog-file ../perf-changelog.yaml` names the changelog from where the command runs; say

@@ -55,14 +55,15 @@ def worktree_rows(root, config_keys: list[str] | None = None) -> list[dict]:
 
 
 def worktree_keyed_rows(root, config_keys: list[str] | None = None, *,
-                        unnamed_fix: str = "") -> list[tuple[str, dict]]:
+                        unnamed_fix: str = "", rev=None) -> list[tuple[str, dict]]:
     """``worktree_rows`` as (config key, row) pairs: a row does not name the config it came from.
 
     ``unnamed_fix``, where no config key is named, ends the fix of a config that cannot be expanded: the
-    caller's way past a config it only expands to look for a row (rehearse's ``--config-keys``)."""
+    caller's way past a config it only expands to look for a row (rehearse's ``--config-keys``). ``rev``:
+    the work tree's ``worktree_revision``, when the caller has read it (for where each config is)."""
     from sweepgate.core.expand import expand_config, fingerprint
 
-    rev = worktree_revision(root)
+    rev = rev or worktree_revision(root)
     keys = resolve_patterns(config_keys, rev.configs) if config_keys else list(rev.configs)
     rows = []
     for key in keys:

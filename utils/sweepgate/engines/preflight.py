@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sweepgate.core import fields, pythoncall
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.repopaths import from_here
 from sweepgate.core.scriptlines import first_command, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
@@ -255,22 +256,14 @@ def per_image(diagnostics: list[Diagnostic], root: Path) -> list[Diagnostic]:
 
 def _capture_folder(root: Path) -> tuple[str, str]:
     """(the `mkdir -p` that makes the repository's engines folder, "" where it has one; that folder, as
-    ``_from_here`` names it, as every path of the fix is named): `engines capture --out`'s folder must exist."""
-    folder = _from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
+    ``repopaths.from_here`` names it, as every path of the fix is named): `engines capture --out`'s folder
+    must exist."""
+    folder = from_here(root, f"{fields.CONFIG_DIR}/engines")  # --out is from the current folder, as the fix is run
     return ("" if (root / fields.CONFIG_DIR / "engines").is_dir() else f"mkdir -p {folder}"), folder
 
 
 def _capture(engine: str, version: str | None, folder: str) -> str:
     return f"sweepgate engines capture --engine {engine} --out {folder}/{engine}-{version or 'VERSION'}.json"
-
-
-def _from_here(root: Path, relative: str) -> str:
-    """``relative``, a path from the repository's top, as a path from the current folder: a fix's command
-    (`engines capture --out`, `mkdir -p`) reads its paths from there, and every command may be run from a
-    subdirectory. The top's own spelling where it is run from the top."""
-    import os
-
-    return os.path.relpath(os.path.join(os.path.abspath(root), relative))
 
 
 # What says where the row's config writes a field (fields.IMAGE, fields.KV_OFFLOAD_BACKEND's version):

@@ -71,11 +71,12 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
         one = isinstance(data, dict) and rows[0] is data  # the file is the row: its line 1 is the row's
         places = {} if one else jsontext.object_places(text, data)
         return [PlacedRow(r, places[id(r)]) if id(r) in places else r for r in rows], str(path)
-    from sweepgate.core.sweep import worktree_keyed_rows
+    from sweepgate.core.sweep import worktree_keyed_rows, worktree_revision
 
+    rev = worktree_revision(root)
     keyed = worktree_keyed_rows(root, args.config_keys or None, unnamed_fix="or name the rehearsed row's config "
-                                "with --config-keys KEY, which expands that config alone")
-    rows = [KeyedRow(row, key) for key, row in keyed]
+                                "with --config-keys KEY, which expands that config alone", rev=rev)
+    rows = [KeyedRow(row, key, rev.where(key)) for key, row in keyed]
     return rows, "configs/*-master.yaml"
 
 
@@ -116,15 +117,43 @@ def at_its_place(exc: SweepgateError, row: dict, source: str) -> SweepgateError:
 
 
 class KeyedRow(dict):
-    """A matrix row that remembers its master-config key (not a row field: the row stays as dispatched)."""
+    """A matrix row that remembers its master-config key (not a row field: the row stays as dispatched), and
+    ``where`` that config is (``expand.Where``: its master config and key line)."""
 
-    def __init__(self, row: dict, config_key: str):
+    def __init__(self, row: dict, config_key: str, where=None):
         super().__init__(row)
-        self.config_key = config_key
+        self.config_key, self.where = config_key, where
 
 
 def config_key_of(row: dict) -> str | None:
     return getattr(row, "config_key", None)
+
+
+def config_place(row: dict) -> tuple[str, int] | None:
+    """(master config, line of the config's key) of a ``KeyedRow``, where `plan` and `preflight` say a
+    config's problems; None for a row of --row-json."""
+    where = getattr(row, "where", None)
+    return (where.file, where.line) if where is not None and where.file else None
+
+
+def _about(rows: list[dict], source: str, given: str | None = None) -> tuple[str, tuple[str, int]]:
+    """Whom a refusal of ``rows`` names, as the user named them, and where it stands: the exp-name
+    ``given`` (--exp-name), else the config key of rows all of one config (--config-keys), else "" (the
+    rows of --row-json, or of several configs); at that config's key line when the rows are all of one
+    config, else at ``source``."""
+    keys = {config_key_of(r) for r in rows}
+    key = keys.pop() if len(keys) == 1 else None
+    at = config_place(rows[0]) if key else None
+    who = f"exp-name {given!r}" if given else f"config key {key!r}" if key else ""
+    return who, at or (source, 0)
+
+
+def _closest(word: str, names: list[str], cutoff: float = 0.6) -> list[str]:
+    """Every name of ``names`` as close to ``word`` as the closest (difflib's ratio, at least ``cutoff``):
+    `epp` is as near `ep` as `pp`, and naming one would hide the other."""
+    ratios = {name: difflib.SequenceMatcher(None, word, name).ratio() for name in names}
+    best = max(ratios.values(), default=0)
+    return [name for name, ratio in ratios.items() if ratio == best] if best >= cutoff else []
 
 
 def _concs(rows: list[dict]) -> list[str]:
@@ -136,6 +165,10 @@ def _concs(rows: list[dict]) -> list[str]:
 
 def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | None,
                where: list[str] | None = None) -> dict:
+    """The one row the flags name. A refusal names them as given (``_about``: an --exp-name, else the one
+    config key the rows come from, else the exp-name they share) and stands at that config's key line when
+    the rows are all of one config, else at ``source``."""
+    given = exp_name
     rows, exp_name = (rows, exp_name) if exp_name or len(rows) < 2 else _implied(rows, conc, where, source)
     if not exp_name:
         if len(rows) != 1:
@@ -149,29 +182,31 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
         known = sorted({str(r.get(fields.EXP_NAME)) for r in rows if r.get(fields.EXP_NAME) is not None})
         near = difflib.get_close_matches(exp_name, known, n=3, cutoff=0.8)
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        raise fail(source, 0, f"no row has exp-name {exp_name!r}", f"did you mean {', '.join(near)}?" if near
+        raise fail(*_about(rows, source)[1], f"no row has exp-name {exp_name!r}",
+                   f"did you mean {', '.join(near)}?" if near
                    else f"pick one of: {shown}" if known else "the source holds no rows")
+    who, at = _about(matches, source, given)
+    has = "has" if who and not given else "matches"  # a config key given has rows; an exp-name matches them
+    who = who or f"exp-name {exp_name!r}"
     if conc is not None:
         named = matches
         matches = _filtered(matches, conc)
         if not matches:
-            raise fail(source, 0, f"exp-name {exp_name!r} has no row with conc {conc}",
-                       f"pick --conc from: {', '.join(_concs(named))}")
+            raise fail(*at, f"{who} has no row with conc {conc}", f"pick --conc from: {', '.join(_concs(named))}")
     for condition in where or []:
-        refused = _where_refusal(matches, condition, source, f" of exp-name {exp_name!r}")
+        refused = _where_refusal(matches, condition, at, f" of {who}")
         if refused:
             raise refused
         matches = _filtered(matches, where=[condition])
     if len(matches) > 1:
         concs = _concs(matches)
         if len(concs) > 1 and conc is None:
-            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows (conc {', '.join(concs)})",
-                       "choose one with --conc N")
+            raise fail(*at, f"{who} {has} {len(matches)} rows (conc {', '.join(concs)})", "choose one with --conc N")
         differ = _differing(matches)
         if differ:
             name, values = differ[0]
             shown = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in differ[:3])
-            raise fail(source, 0, f"exp-name {exp_name!r} matches {len(matches)} rows that differ in {shown}",
+            raise fail(*at, f"{who} {has} {len(matches)} rows that differ in {shown}",
                        f"choose one with --where {name}={values[0]}{_keys_named(matches)}")
     return matches[0]
 
@@ -191,20 +226,21 @@ def _filtered(rows: list[dict], conc: int | None = None, where: list[str] | None
             and all(_text(r.get(name)) == wanted for name, _, wanted in conditions)]
 
 
-def _where_refusal(rows: list[dict], condition: str, source: str, whose: str = "") -> SweepgateError | None:
+def _where_refusal(rows: list[dict], condition: str, at: tuple[str, int], whose: str = "") -> SweepgateError | None:
     """Why ``NAME=VALUE`` of --where keeps none of ``rows`` (``whose``: ` of exp-name 'X'` when they are
-    one exp-name's): a field none of them has (a mistyped field: every row "has" it as null), with the
-    nearest one, or a value none has, with the values they have; None when it keeps some."""
+    one exp-name's, ` of config key 'K'` one config's), said at ``at``: a field none of them has (a mistyped
+    field: every row "has" it as null), with the nearest ones, or a value none has, with the values they
+    have; None when it keeps some."""
     name, _, wanted = condition.partition("=")
     owner = "its" if whose else "their"
     if not any(name in r for r in rows):
         named = sorted({k for r in rows for k in r})
-        near = difflib.get_close_matches(name, named, n=1, cutoff=0.6)
-        return fail(source, 0, f"no row{whose} has a field {name!r}",
-                    (f"did you mean {near[0]}? " if near else "") + f"({owner} fields: {', '.join(named)})")
+        near = _closest(name, named)
+        return fail(*at, f"no row{whose} has a field {name!r}",
+                    (f"did you mean {' or '.join(near)}? " if near else "") + f"({owner} fields: {', '.join(named)})")
     if not _filtered(rows, where=[condition]):
         seen = sorted({_text(r.get(name)) for r in rows})
-        return fail(source, 0, f"no row{whose} has {name}={wanted}",
+        return fail(*at, f"no row{whose} has {name}={wanted}",
                     f"{'its' if whose else 'the'} rows have {name} " + ", ".join(seen[:8]))
     return None
 
@@ -217,13 +253,15 @@ def _implied(rows: list[dict], conc: int | None, where: list[str] | None,
     ``_where_refusal``): falling back to every row would ask for --exp-name instead."""
     kept = _filtered(rows, conc, where)
     at_conc = _filtered(rows, conc)
+    who, at = _about(rows, source)
     if not at_conc and len({r.get(fields.EXP_NAME) for r in rows}) > 1:  # no --exp-name would help: said as
         # select_row says it of one exp-name's rows (s41e: a --conc none had read as "pass --exp-name NAME")
-        raise fail(source, 0, f"no row has conc {conc}", f"pick --conc from: {', '.join(_concs(rows))}")
+        raise fail(*at, f"{who} has no row with conc {conc}" if who else f"no row has conc {conc}",
+                   f"pick --conc from: {', '.join(_concs(rows))}")
     at_conc = at_conc or rows
     if not kept and len({r.get(fields.EXP_NAME) for r in at_conc}) > 1:
         for condition in where or []:
-            refused = _where_refusal(at_conc, condition, source)
+            refused = _where_refusal(at_conc, condition, at, f" of {who}" if who else "")
             if refused:
                 raise refused
             at_conc = _filtered(at_conc, where=[condition])
@@ -239,7 +277,8 @@ def _unchosen(rows: list[dict], source: str) -> SweepgateError:
         return fail(source, 0, "holds no rows", "write one row object or a list of rows")
     names = list(dict.fromkeys(str(r[fields.EXP_NAME]) for r in rows if r.get(fields.EXP_NAME) is not None))
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-    return fail(source, 0, f"no row chosen: {len(rows)} rows" + (f" (exp-name {shown})" if names else ""),
+    at = _about(rows, source)[1]  # one config's rows at its line
+    return fail(*at, f"no row chosen: {len(rows)} rows" + (f" (exp-name {shown})" if names else ""),
                 f"pass --exp-name {names[0] if len(names) == 1 else 'NAME'} (and --conc N when it repeats)")
 
 
@@ -294,12 +333,8 @@ def unknown_label(row: dict, root: Path, source: str) -> Diagnostic | None:
     if not labels or label in labels:
         return None
     where: tuple[str, int, int] = (source, *getattr(row, "place", (0, 0)))
-    if config_key_of(row):
-        from sweepgate.core.sweep import worktree_revision
-
-        owner = worktree_revision(root).owner.get(config_key_of(row))
-        if owner is not None:
-            where = (owner.path, *owner.locate((config_key_of(row), fields.RUNNER)))
+    if config_place(row):
+        where = (row.where.file, *row.where.at(fields.RUNNER))
     return unknown_runner(label, labels, where)
 
 
@@ -318,6 +353,11 @@ def runner_for(row: dict, root: Path, named: str | None = None) -> str:
 
 
 def resolve_script(root: Path, row: dict, gpu: str) -> Path:
+    """The row's benchmark script (CONTRACTS section 7). None there is refused as `preflight` refuses it: at
+    the block of the row's config (a ``KeyedRow``; else at the path looked for), the paths of the fix from the
+    current folder (``repopaths.from_here``), as every fix names them."""
+    from sweepgate.core.repopaths import from_here
+
     candidates = script_candidates(row, gpu)
     for rel in candidates:
         if (root / rel).is_file():
@@ -327,11 +367,13 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
                 if problem := library_problem([rel], read_tree(str(root))):
                     raise SweepgateError([problem])
             return root / rel
+    at = config_place(row)
     if folders := [rel for rel in candidates if (root / rel).is_dir()]:  # said as what it is, as preflight says it
-        raise fail(folders[0], 0, f"the benchmark script for exp-name {row.get(fields.EXP_NAME)!r} {is_a_folder()}",
-                   "put the script in the folder's place (CONTRACTS section 7)")
-    raise fail(candidates[0], 0, f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
-               f"create {candidates[0]} (or {candidates[1]})"
+        raise fail(*(at or (folders[0], 0)), f"the benchmark script for exp-name {row.get(fields.EXP_NAME)!r} "
+                   f"{is_a_folder()}", "put the script in the folder's place "
+                   + (f"({from_here(root, folders[0])}) " if at else "") + "(CONTRACTS section 7)")
+    raise fail(*(at or (candidates[0], 0)), f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
+               f"create {from_here(root, candidates[0])} (or {from_here(root, candidates[1])})"
                + ("" if (root / fields.BENCHMARK_LIB).is_file() else f"; {LIBRARY_COPY}"))
 
 
@@ -1517,8 +1559,11 @@ def ending_problem(run: ScriptRun, timeout: int) -> str | None:
             return Problem(f"the script did not finish within {timeout}s and was still running "
                            f"{stop_grace(timeout):g}s after SIGTERM, so it was killed (SIGKILL); {ENDS_ON_TERM}",
                            stack=run.stopped_at, finds=(CLIENT_RUNS, SERVER_WAITS))
-        return Problem(f"the script did not finish within {timeout}s; it was stopped with SIGTERM and "
-                       f"{how_it_ended(run.rc)}; {IN_TIME}", stack=run.stopped_at, finds=(CLIENT_RUNS, SERVER_WAITS))
+        # a TERM that ended it is said once ("stopped with SIGTERM and was killed by SIGTERM" said it twice)
+        ended = (f"by SIGTERM (signal {int(signal.SIGTERM)})" if run.rc == -signal.SIGTERM
+                 else f"with SIGTERM and {how_it_ended(run.rc)}")
+        return Problem(f"the script did not finish within {timeout}s; it was stopped {ended}; {IN_TIME}",
+                       stack=run.stopped_at, finds=(CLIENT_RUNS, SERVER_WAITS))
     return Problem(f"the script {how_it_ended(run.rc)}; {SAYS_WHY}", said=True) if run.rc != 0 else None
 
 
