@@ -95,3 +95,22 @@ def test_the_hooks_file_s_example_is_readme_s_config():
     end = lines.index("#", start)
     example = "".join(line.removeprefix("#   ") + "\n" for line in lines[start:end])
     assert example == _readme_precommit_config(), example
+
+
+def readme_on_request() -> str:
+    """The command README's *Pre-commit hook* section says runs the hook on request."""
+    import re
+
+    section = (ROOT / "README.md").read_text().split("## Pre-commit hook", 1)[1]
+    return re.search(r"`(pre-commit run [^`]*)` runs it on request", section.replace("\n", " ")).group(1)
+
+
+def test_the_hooks_file_names_readme_s_command_to_run_it_on_request():
+    """New-user walk (s41i): README's `pre-commit run --hook-stage manual` "runs it on request", but with
+    nothing staged pre-commit skips the hook, `(no files to check)Skipped`: its `files:` keep it to commits
+    that change the changelog or configs (test_precommit runs README's command, with nothing staged). The
+    hooks file's comment names the same command."""
+    import re
+
+    said = re.findall(r"`(pre-commit run [^`]*)`", (ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert said == [readme_on_request()] and "--all-files" in said[0], said

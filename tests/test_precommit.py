@@ -232,3 +232,16 @@ def test_readme_s_setup_also_checks_a_merge_git_commits_by_itself(user_repo, pre
     out = merged.stdout + merged.stderr
     assert merged.returncode != 0 and user.head() == head, out
     assert "dsr1-fp4-b300-vlm" in DIAGNOSTIC.search(_ran(merged, "Failed")).group(0), out
+
+
+def test_readme_s_command_runs_the_hook_on_request_with_nothing_staged(user_repo, precommit):
+    """New-user walk (s41i): README's `pre-commit run --hook-stage manual` "runs it on request", but with
+    nothing staged it said `(no files to check)Skipped`: the hook's `files:` keep it to commits that change
+    the changelog or configs, as they should. README's command (`--all-files`) runs it, on a clean tree."""
+    from test_loose_ends_s39l import readme_on_request
+
+    command = readme_on_request().split()
+    assert command[:2] == ["pre-commit", "run"] and not user_repo.git("status", "--porcelain").strip()
+    proc = precommit(user_repo.path, *command[1:], "--color=never")
+    _ran(proc, "Passed")
+    assert proc.returncode == 0 and "Skipped" not in proc.stdout, proc.stdout
