@@ -3,7 +3,7 @@
 Its two blocks are taken from README.md and run with bash under `set -e`, with `sweepgate` on PATH:
 
 - the PR's order (changelog add, validate --pr-number N, plan, preflight, rehearse) in the example fleet's
-  repository, on a branch of main; and what the Commands table says of `validate` without `--pr-number`
+  repository, on a branch of main; and what docs/contracts.md §2 says of `validate` without `--pr-number`
   (the push-to-main rules: the entry's pull/XXX link is refused);
 - the capture of an engine manifest inside an image, for a vLLM with no PyPI version. No Docker daemon
   runs here, so `docker` is a stand-in on PATH: it runs the command the README gives it in an "image"
@@ -80,7 +80,7 @@ def test_the_pr_order_runs_as_written_and_validate_without_a_pr_number_refuses_x
     assert re.search(r"^plan: \d+ benchmark jobs", proc.stdout, re.M), proc.stdout
     assert re.search(r"^preflight: \d+ rows .*, 0 problems", said, re.M), said
     assert "rehearse: OK in" in said and "conc 64" in said, said
-    # The Commands table: without --pr-number (nor --staged), the rules of a push to main.
+    # docs/contracts.md §2: without --pr-number (nor --staged), the rules of a push to main.
     push = subprocess.run(["sweepgate", "validate", "--base-ref", "main", "--head-ref", "HEAD"], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=120)
     assert push.returncode == 1, push.stdout + push.stderr
