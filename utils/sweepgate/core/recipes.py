@@ -150,28 +150,38 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
     found: dict[str, list] = {}
     ends: dict = {}
     first = started(script, blobs, cwd, ends) if script else None
-    todo = [(script, posixpath.dirname(script), first)] if script else []
+    # each file to read: its path, the folder its names beside itself resolve from, how it is read (``Start``), and
+    # the folder of the file bash runs (`$0`'s: in a file sourced it is the running script's, not its own)
+    todo = [(script, posixpath.dirname(script), first, posixpath.dirname(script))] if script else []
     seen: set = set()
     for _ in range(SOURCED_DEPTH):
         nxt = []
-        for path, folder, start in todo:
+        for path, folder, start, running in todo:
             read = _shell_reading((blobs.get(path) or b"").decode("utf-8", "replace"), *start)
-            sites = [_site(folder, site) for site in read.sites] + [TOP_CWD] * len(read.named)
-            named = [(_helper(folder, beside, from_top), site)
-                     for (_, beside, from_top), site in zip(_relative(read.sourced + read.named), sites)]
+            # `$0` and `${BASH_SOURCE[0]}` are one spelling to ``shellwords``: in a file sourced, a path beside "the
+            # script" is read beside both it and the running script (hashing one more file costs a reuse at most)
+            folders = dict.fromkeys([folder, running])
+            sourced = [(_helper(each, beside, from_top), _site(each, site), running)
+                       for (_, beside, from_top), site in zip(_relative(read.sourced), read.sites)
+                       for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
+            named = [(_helper(each, beside, from_top), TOP_CWD, None)
+                     for _, beside, from_top in _relative(read.named) for each in (folders if beside else [folder])]
             # a file run from the checkout's top, where the checkout has it (`python3 x.py` may run the image's own)
-            named += [(path, TOP_CWD) for _, (_, path) in read.ran if path not in blobs or blobs[path] is not None]
-            named = [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends)) for helper, site in named]
+            named += [(path, TOP_CWD, None) for _, (_, path) in read.ran
+                      if path not in blobs or blobs[path] is not None]
+            named = [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
+                      posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
             if (target := link_target(path, blobs.get(path))) is not None:
-                named = [(target, folder, start), (target, posixpath.dirname(target), start), *named]
-            for helper, where, how in named:
-                if (helper, where, how) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
+                named = [(target, folder, start, running), (target, posixpath.dirname(target), start, running),
+                         *named]
+            for helper, where, how, runs in named:
+                if (helper, where, how, runs) in seen or helper in F.BENCHMARK_LIB_FILES or helper.startswith("../"):
                     continue
-                seen.add((helper, where, how))
+                seen.add((helper, where, how, runs))
                 found.setdefault(helper, [])
                 if how not in found[helper]:
                     found[helper].append(how)
-                nxt.append((helper, where, how))
+                nxt.append((helper, where, how, runs))
         todo = nxt
     return found
 
