@@ -9,6 +9,9 @@ B. A file run through a wrapper (`timeout 600 python3 utils/t.py`, `env`, `nohup
    `xargs`, a function), with an option taking an argument (`bash -o pipefail x.sh`, `python3 -W ignore t.py`) or on
    standard input (`bash < x.sh`, `cat x.sh | bash`, `python3 - < t.py`) was not hashed: only an interpreter where a
    command begins, with options of no argument, was read.
+J. `GITHUB_WORKSPACE` set in another file (a file sourced, or the one running this one), then `bash
+   "$GITHUB_WORKSPACE/x.sh"`: whether the workspace was moved was asked of the running file alone, so the top's x.sh
+   was hashed and not the b/x.sh bash runs.
 """
 
 from __future__ import annotations
@@ -156,4 +159,27 @@ def test_a_file_run_through_a_wrapper_or_on_standard_input_is_hashed(tmp_path, h
 def test_what_a_file_run_through_a_wrapper_sources_is_hashed_too(tmp_path):
     files = {LAUNCHER: "#!/usr/bin/env bash\ntimeout 60 bash -o pipefail x.sh\n", "x.sh": "source shared/y.sh\n",
              "shared/y.sh": "true\n"}
+    assert _stale(tmp_path, files) == []
+
+
+# --- J: the workspace's variable set in another file --------------------------------------------------------------
+
+WORKSPACE_MOVED = {
+    "in a file sourced": {LAUNCHER: 'source shared/env.sh\nbash "$GITHUB_WORKSPACE/x.sh"\n',
+                          "shared/env.sh": 'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b"\n'},
+    "exported, run in a file sourced": {LAUNCHER: 'export GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b"\nsource shared/h.sh\n',
+                                        "shared/h.sh": 'python3 "$GITHUB_WORKSPACE/x.py"\n'},
+    "for a file run": {LAUNCHER: 'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b" bash shared/r.sh\n',
+                       "shared/r.sh": 'bash "$GITHUB_WORKSPACE/x.sh"\n'},
+    "in a file sourced, its run file sourcing": {LAUNCHER: 'source shared/env.sh\nbash "$GITHUB_WORKSPACE/x.sh"\n',
+                                                 "shared/env.sh": 'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b"\n',
+                                                 "b/x.sh": 'source "$GITHUB_WORKSPACE/y.sh"\n'},
+}
+
+
+@pytest.mark.parametrize("how", WORKSPACE_MOVED)
+def test_a_file_run_from_a_workspace_another_file_moved_is_hashed(tmp_path, how):
+    files = {"x.sh": "true\n", "b/x.sh": "true\n", "x.py": "pass\n", "b/x.py": "pass\n", "b/y.sh": "true\n",
+             **WORKSPACE_MOVED[how]}
+    files[LAUNCHER] = "#!/usr/bin/env bash\n" + files[LAUNCHER]
     assert _stale(tmp_path, files) == []

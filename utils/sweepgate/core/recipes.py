@@ -157,10 +157,11 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
     for _ in range(SOURCED_DEPTH):
         nxt = []
         for path, folder, start, running in todo:
-            read = _shell_reading((blobs.get(path) or b"").decode("utf-8", "replace"), *start)
-            # `$0` and `${BASH_SOURCE[0]}` are one spelling to ``shellwords``: in a file sourced, a path beside "the
-            # script" is read beside both it and the running script (hashing one more file costs a reuse at most)
-            folders = dict.fromkeys([folder, running])
+            text = (blobs.get(path) or b"").decode("utf-8", "replace")
+            read = _shell_reading(text, *start)
+            # `$0` and `${BASH_SOURCE[0]}` are one spelling to ``shellwords``: in a file sourced that spells `$0`, a
+            # path beside "the script" is read beside both it and the running script (one more file costs a reuse)
+            folders = dict.fromkeys([folder, running] if shellwords.names_dollar0(text) else [folder])
             sourced = [(_helper(each, beside, from_top), _site(each, site), running)
                        for (_, beside, from_top), site in zip(_relative(read.sourced), read.sites)
                        for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]

@@ -162,11 +162,34 @@ _BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `.
 # A relative path written out as a word of its own (or after a `=`, a quote), with a `/` in it: `./client.py`, `a/b`
 _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[\w.+/-]*(?=[\s;&|()<>"\']|\Z)')
 # An interpreter that runs the file named by its first word after its options (`python3 -u x.py`, `bash x.sh`,
-# `/usr/bin/env python3 x.py`), as a word of the code; none that takes a command string or a module instead (`-c`, `-m`)
+# `bash -o pipefail x.sh`, `python3 -W ignore x.py`, `/usr/bin/env python3 x.py`), as a word of the code anywhere in a
+# command (`timeout 600 python3 x.py`, `srun ... bash x.sh`, `run bash x.sh`); none that takes a command string or a
+# module instead (`-c`, `-m`)
 _INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)'
-                          r'(?:[ \t]+-(?![A-Za-z]*[cm])[A-Za-z]+)*(?=[ \t])')
+                          r'(?:[ \t]+(?:(?:-[oOWX]|\+[oO]|--rcfile|--init-file)[ \t]+[\w.:=/-]+'
+                          r'|-(?![A-Za-z]*[cm])[A-Za-z]+|--[a-z][\w-]*))*(?=[ \t])')
 # A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
 _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
+# A script named by a path written out anywhere in the text but a comment (`timeout 600 python3 utils/t.py`,
+# `bash < x.sh`, `cat x.sh | bash`, `echo x.sh | xargs bash`, `docker run -w /ws img bash x.sh`): a relative path, or
+# one from the workspace, ending in a script's extension; bash or a wrapper may run it, and hashing a file it does not
+# run costs a reuse at most
+_SCRIPT_NAMED = re.compile(r'(?<![^\s;&|()<>`"\'=])(?:\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})/+)?'
+                           r'(?:[\w.+-]+/+)*[\w+-][\w.+-]*\.(?:sh|bash|py)(?![\w.+/-])')
+# a `source`/`.` command's word (``Reading.sourced`` and ``tails`` read it): no file run
+_SOURCE_BEFORE = re.compile(r'(?<![^\s;&|(`])(?:source|\.)[ \t]+(?:--[ \t]+)?["\']?\Z')
+# `$0` as the text spells it (`$0`, `${0}`, `${0%/*}`; not its name alone, `${0##*/}`): in a file sourced, the
+# script bash runs, not that file
+_DOLLAR0 = re.compile(r'\$(?:0(?!\w)|\{0(?:[}%:/^,@]|#(?!#)))')
+
+
+def names_dollar0(text: str) -> bool:
+    """Whether ``text`` spells `$0` anywhere (``_DOLLAR0``; `${BASH_SOURCE[0]}` is not it): ``reading`` takes both for
+    the file read, which in a file sourced `$0` is not (``recipes.helper_folders`` reads its paths beside the running
+    script too)."""
+    return _DOLLAR0.search(text) is not None
+
+
 # The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
 _WORKSPACE = re.compile(r'\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})(?=/)')
 
@@ -221,7 +244,7 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     parts = shellcode.parts(text)
     read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves), parts, dict(sets), absent)
     read.named = _named(text, read.assigned, read.moved)
-    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd, read)
+    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd, read, parts[2])
     return read
 
 
@@ -1059,28 +1082,34 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
 
 
 def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]],
-         moved: list[tuple[int, Place | None, int]], cwd: Place | None, read: Reading) -> list[tuple[int, Place]]:
+         moved: list[tuple[int, Place | None, int]], cwd: Place | None, read: Reading,
+         literal: list[tuple[int, int]] = ()) -> list[tuple[int, Place]]:
     """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
-    first word after an interpreter (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with `S=shared/x.sh`, `bash
-    "$GITHUB_WORKSPACE/shared/x.sh"`) or a command's own word with a `/` (`tools/run.sh`, `"$D/x.sh"`), where a command
-    begins;
-    read from the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the
-    checkout (an absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash
-    "$D/x.sh"`, D none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the
-    run knows) goes to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). ``code``: ``text``'s code
+    first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with
+    `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a `/`
+    (`tools/run.sh`, `"$D/x.sh"`) where a command begins, and a script's path written out anywhere but in a comment
+    (``_SCRIPT_NAMED``: `bash < x.sh`, `echo x.sh | xargs bash`; ``literal``: ``shellcode.parts``' spans); read from
+    the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the checkout (an
+    absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
+    none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes
+    to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). ``code``: ``text``'s code
     (``shellcode.parts``)."""
     sets_workspace = re.search(r'(?<![\w$])GITHUB_WORKSPACE=', code) is not None
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
-             if _at_command_start(code, m.start()) and (gap := _BLANKS.match(text, m.end()))
+             if (gap := _BLANKS.match(text, m.end()))
              and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
               and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
               and "/" in (word := _word(text, m.start()))]
+    comments = [(begin, end) for begin, end in literal if text.startswith("#", begin)]
+    words += [(m.start(), m.group()) for m in _SCRIPT_NAMED.finditer(text)
+              if not any(begin <= m.start() < end for begin, end in comments)
+              and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())]
     found: list[tuple[int, Place]] = []
-    for at, word in sorted(words):
+    for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
         if (m := _WORKSPACE.match(bare)) and not sets_workspace:
             places = [(TOP, posixpath.normpath(bare[m.end():].lstrip("/")))] if _REST.fullmatch(bare[m.end():]) else []
