@@ -12,6 +12,8 @@ B. A file run through a wrapper (`timeout 600 python3 utils/t.py`, `env`, `nohup
 J. `GITHUB_WORKSPACE` set in another file (a file sourced, or the one running this one), then `bash
    "$GITHUB_WORKSPACE/x.sh"`: whether the workspace was moved was asked of the running file alone, so the top's x.sh
    was hashed and not the b/x.sh bash runs.
+K. `export PATH="$GITHUB_WORKSPACE/tools:$PATH"`, then `source env.sh` (bash's `source` looks along PATH first) or
+   `run.sh`: tools/env.sh, tools/run.sh were not hashed.
 """
 
 from __future__ import annotations
@@ -52,11 +54,18 @@ def _read_by_bash(repo, tmp_path: Path, bin_files: dict[str, str] = {}) -> list[
     return list(dict.fromkeys(log.read_text().split()))
 
 
-def _stale(tmp_path: Path, files: dict[str, str], bin_files: dict[str, str] = {}) -> list[str]:
+def _stale(tmp_path: Path, files: dict[str, str], bin_files: dict[str, str] = {}, executable: list[str] = ()
+           ) -> list[str]:
     """The files of ``files`` real bash reads for the job whose edit keeps the row's identity (after asserting it has
-    one and that bash read one of them at least)."""
-    repo = _checkout(tmp_path, {path: text if path == LAUNCHER else _marked(path, text)
+    one and that bash read one of them at least); ``executable``: files of them to mark so."""
+    repo = _checkout(tmp_path, {path: text if path == LAUNCHER or text.startswith("#!") else _marked(path, text)
                                 for path, text in files.items()})
+    for path in executable:
+        text = files[path]
+        (repo.path / path).write_text(text.replace("\n", "\n" + _marked(path, ""), 1))
+        os.chmod(repo.path / path, 0o755)
+        repo.git("add", path)
+        repo.git("commit", "-q", "-m", "x")
     read = [path for path in _read_by_bash(repo, tmp_path, bin_files) if path != LAUNCHER]
     assert read, "bash read none of the case's files"
     first = _identity(repo)
@@ -183,3 +192,24 @@ def test_a_file_run_from_a_workspace_another_file_moved_is_hashed(tmp_path, how)
              **WORKSPACE_MOVED[how]}
     files[LAUNCHER] = "#!/usr/bin/env bash\n" + files[LAUNCHER]
     assert _stale(tmp_path, files) == []
+
+
+# --- K: a bare name sourced or run through a PATH a file of the job changed ---------------------------------------
+
+PATH_MOVED = {
+    "source": 'export PATH="$GITHUB_WORKSPACE/tools:$PATH"\nsource env.sh\n',
+    ". quoted": 'PATH="$GITHUB_WORKSPACE/tools:$PATH"\n. "env.sh"\n',
+    "a script run": 'export PATH="$GITHUB_WORKSPACE/tools:$PATH"\nrun.sh\n',
+    "a command of no extension": 'export PATH="$GITHUB_WORKSPACE/tools:$PATH"\ntune\n',
+    "through a wrapper": 'export PATH="$GITHUB_WORKSPACE/tools:$PATH"\ntimeout 60 tune\n',
+    "set in a file sourced": 'source shared/env.sh\nsource lib.sh\n',
+    "set in the file that runs it": 'PATH="$PWD/tools:$PATH" bash shared/r.sh\n',
+}
+
+
+@pytest.mark.parametrize("how", PATH_MOVED)
+def test_a_bare_name_through_a_path_a_file_of_the_job_changed_is_hashed(tmp_path, how):
+    files = {LAUNCHER: "#!/usr/bin/env bash\n" + PATH_MOVED[how], "env.sh": "true\n", "tools/env.sh": "true\n",
+             "tools/run.sh": "#!/bin/bash\ntrue\n", "tools/tune": "#!/bin/bash\ntrue\n", "tools/lib.sh": "true\n",
+             "lib.sh": "true\n", "shared/env.sh": 'PATH="$PWD/tools:$PATH"\n', "shared/r.sh": "source lib.sh\n"}
+    assert _stale(tmp_path, files, executable=["tools/run.sh", "tools/tune"]) == []

@@ -23,11 +23,12 @@ import re
 from typing import Callable
 
 from sweepgate.core import fields as F
+from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (RAN, TOP_CWD, ending_in, helper_folders, read_helpers, resolve_script,
-                                    runs_multinode, script_candidates, sourced_helpers, started, tail_sources,
-                                    unseen_sources)
+from sweepgate.core.recipes import (RAN, TOP_CWD, ending_in, helper_folders, ran_from_workspace, read_helpers,
+                                    resolve_script, runs_multinode, script_candidates, sourced_helpers, started,
+                                    tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -210,7 +211,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     a file ending so (git tracks none of its files): each submodule that may (``_may_hold``) is hashed too, by the
     commit it is at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
     a file of ``files`` git tracks none of (`source vendor/tools/env.sh`). A path of ``files`` through a tracked link to
-    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link. ``folders``: the working
+    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link. A file run from the
+    workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, ``recipes.ran_from_workspace``) is read as such a `source` is, from
+    any start, when a file of them all moves the workspace (``_workspace_moved``: `GITHUB_WORKSPACE=…` in a file
+    sourced, or in the file that runs it), else it is the top's alone (``helper_folders``). ``folders``: the working
     folders each file starts in (``Files``), those of a tracked file a `source` reads the folder at that `source`
     (None where only the run knows it: then its relative paths are written ends too); a file met again from another
     folder is read again."""
@@ -224,6 +228,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         out.update(dict.fromkeys(paths))
 
     tailed = False
+    ran_read: set[str] = set()
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
@@ -239,6 +244,13 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
         todo = list(dict.fromkeys(more))
+        if not todo and _workspace_moved(list(out), blobs):  # a file run from the workspace may be any ending so
+            more = []
+            ran = [rest for rest in ran_from_workspace(list(out), blobs, folders) if rest not in ran_read]
+            ran_read.update(ran)
+            tailed = tailed or bool(ran)
+            _read_tails([(rest, False, TOP_CWD) for rest in ran], take, blobs, tracked, folders)
+            todo = list(dict.fromkeys(more))
     if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -321,18 +333,13 @@ def _reached(path: str, blobs: Blobs, tracked: Tracked, read: Callable[[str], li
     return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")], None
 
 
-WORKSPACE = "GITHUB_WORKSPACE"  # the job's workspace: the checkout's top, or a folder above it (actions/checkout path:)
-
-
-_NAMED = re.compile(rf"(?<!\w){WORKSPACE}(?!\w)")
-_EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
+WORKSPACE = shellwords.WORKSPACE  # the job's workspace: the checkout's top, or a folder above it
 
 
 def _workspace_moved(files: list[str], blobs: Blobs) -> bool:
-    """Whether one of ``files`` names ``WORKSPACE`` otherwise than expanding it (`GITHUB_WORKSPACE=…`,
-    `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`), so that it may be any folder (``_may_hold``)."""
-    texts = [(blobs.get(path) or b"").decode("utf-8", "replace") for path in files]
-    return any(len(_NAMED.findall(text)) > len(_EXPANDED.findall(text)) for text in texts)
+    """Whether one of ``files`` moves ``WORKSPACE`` (``shellwords.moves_workspace``), so that it may be any folder
+    in the job (``_may_hold``, a file run from it: ``tail_files``)."""
+    return any(shellwords.moves_workspace((blobs.get(path) or b"").decode("utf-8", "replace")) for path in files)
 
 
 def _may_hold(submodule: str, rest: str, from_the_workspace: bool) -> bool:

@@ -402,6 +402,20 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
 RAN = " ran"
 
 
+def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:
+    """The path after the workspace of each file the files ``paths`` run from it
+    (``shellwords.Reading.ran_from_workspace``: `bash "$GITHUB_WORKSPACE/x.sh"`), in order, each file read from each
+    working folder ``folders`` gives it; read only when a file of the job moves the workspace
+    (``identity.tail_files``), unlike ``tail_sources``' files run by a path only the run knows the start of
+    (``RAN``)."""
+    found = []
+    for path in dict.fromkeys(paths):
+        text = (blobs.get(path) or b"").decode("utf-8", "replace")
+        for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
+            found += [rest for _, rest in _shell_reading(text, *start).ran_from_workspace]
+    return list(dict.fromkeys(found))
+
+
 def ending_in(rest: str, paths) -> list[str]:
     """The ``paths`` (a checkout's tracked files) that end in ``rest`` name for name (`x/benchmarks/a.sh` and
     `benchmarks/a.sh` end in `benchmarks/a.sh`, `xbenchmarks/a.sh` does not), in order."""

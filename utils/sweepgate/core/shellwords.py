@@ -191,7 +191,18 @@ def names_dollar0(text: str) -> bool:
 
 
 # The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
-_WORKSPACE = re.compile(r'\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})(?=/)')
+WORKSPACE = "GITHUB_WORKSPACE"  # the checkout's top, or a folder above it (actions/checkout path:)
+_WORKSPACE = re.compile(rf'\$(?:{WORKSPACE}|\{{{WORKSPACE}\}})(?=/)')
+_WORKSPACE_NAMED = re.compile(rf"(?<!\w){WORKSPACE}(?!\w)")
+_WORKSPACE_EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
+
+
+def moves_workspace(text: str) -> bool:
+    """Whether ``text`` names ``WORKSPACE`` otherwise than expanding it (`GITHUB_WORKSPACE=…`, `export
+    GITHUB_WORKSPACE=…`, `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`): then, in it and in every file of the job
+    (a file it sources, one it runs, one that sources it: the variable is the shell's and exported), it may be any
+    folder. The one test of it (``identity.tail_files``)."""
+    return len(_WORKSPACE_NAMED.findall(text)) > len(_WORKSPACE_EXPANDED.findall(text))
 
 
 @dataclass
@@ -203,6 +214,10 @@ class Reading:
     named: list[tuple[int, Place]] = field(default_factory=list)
     # each file run from the checkout's top (``_ran``): an offset, its place (TOP)
     ran: list[tuple[int, Place]] = field(default_factory=list)
+    # each file run from the workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, in ``ran`` from the top too): an offset, the
+    # path after it (no `..`); where a file of the job moves the workspace (``moves_workspace``), any tracked file
+    # ending so may be the one run (``recipes.ran_from_workspace``). Not ``ran_tails``, read whatever the job sets
+    ran_from_workspace: list[tuple[int, str]] = field(default_factory=list)
     # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
     unseen: list[tuple[int, str]] = field(default_factory=list)
     # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
@@ -1092,9 +1107,9 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
     the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the checkout (an
     absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
     none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes
-    to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). ``code``: ``text``'s code
+    to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). One from the workspace is from the top,
+    and its path after the workspace goes to ``read.ran_from_workspace`` too. ``code``: ``text``'s code
     (``shellcode.parts``)."""
-    sets_workspace = re.search(r'(?<![\w$])GITHUB_WORKSPACE=', code) is not None
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
              if (gap := _BLANKS.match(text, m.end()))
@@ -1111,8 +1126,9 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
     found: list[tuple[int, Place]] = []
     for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
-        if (m := _WORKSPACE.match(bare)) and not sets_workspace:
+        if m := _WORKSPACE.match(bare):
             places = [(TOP, posixpath.normpath(bare[m.end():].lstrip("/")))] if _REST.fullmatch(bare[m.end():]) else []
+            read.ran_from_workspace += [(at, places[0][1])] if places and not places[0][1].startswith("..") else []
         else:
             variables = _in_force(assigned, at, start)
             places = []
