@@ -26,9 +26,9 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (RAN, TOP_CWD, ending_in, helper_folders, ran_from_workspace, read_helpers,
-                                    resolve_script, runs_multinode, script_candidates, sourced_helpers, started,
-                                    tail_sources, unseen_sources)
+from sweepgate.core.recipes import (RAN, TOP_CWD, bare_names, ending_in, helper_folders, ran_from_workspace,
+                                    read_helpers, resolve_script, runs_multinode, script_candidates, sourced_helpers,
+                                    started, tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -211,13 +211,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     a file ending so (git tracks none of its files): each submodule that may (``_may_hold``) is hashed too, by the
     commit it is at (a ``Reader`` reads its path so), so that a bump of it is a change; so is the submodule that holds
     a file of ``files`` git tracks none of (`source vendor/tools/env.sh`). A path of ``files`` through a tracked link to
-    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link. A file run from the
-    workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, ``recipes.ran_from_workspace``) is read as such a `source` is, from
-    any start, when a file of them all moves the workspace (``_workspace_moved``: `GITHUB_WORKSPACE=…` in a file
-    sourced, or in the file that runs it), else it is the top's alone (``helper_folders``). ``folders``: the working
-    folders each file starts in (``Files``), those of a tracked file a `source` reads the folder at that `source`
-    (None where only the run knows it: then its relative paths are written ends too); a file met again from another
-    folder is read again."""
+    a folder (`source bench/x.sh`) reads the file the link leads to, hashed with the link. So is a file run from a
+    moved workspace or along a changed PATH (``_read_runs``). ``folders``: the working folders each file starts in
+    (``Files``), those of a tracked file a `source` reads the folder at that `source` (None where only the run knows
+    it: then its relative paths are written ends too); a file met again from another folder is read again."""
     out = dict.fromkeys(files)
     todo = list(out)
     folders = {path: list(cwds) for path, cwds in (folders or {}).items()}
@@ -228,7 +225,6 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         out.update(dict.fromkeys(paths))
 
     tailed = False
-    ran_read: set[str] = set()
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
@@ -243,14 +239,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                 if escaped:
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
-        todo = list(dict.fromkeys(more))
-        if not todo and _workspace_moved(list(out), blobs):  # a file run from the workspace may be any ending so
-            more = []
-            ran = [rest for rest in ran_from_workspace(list(out), blobs, folders) if rest not in ran_read]
-            ran_read.update(ran)
-            tailed = tailed or bool(ran)
-            _read_tails([(rest, False, TOP_CWD) for rest in ran], take, blobs, tracked, folders)
-            todo = list(dict.fromkeys(more))
+        todo = list(dict.fromkeys(more)) or _read_runs(list(out), blobs, tracked, folders, take, more)
     if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -260,6 +249,21 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     found = Files(out)
     found.folders = folders
     return found
+
+
+def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
+               take: Callable[[list[str]], None], more: list[str]) -> list[str]:
+    """``take`` (``tail_files``) what ``files`` may run from a start only the run knows, as a `source` of a path
+    starting there reads (``_read_tails``), and give the paths that adds to ``more`` (what ``take`` fills): a file run
+    from the workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, ``recipes.ran_from_workspace``) when one of ``files`` moves it
+    (``_workspace_moved``: `GITHUB_WORKSPACE=…` in a file sourced, or in the one that runs it; else it is the top's
+    alone, ``helper_folders``), and each name alone they spell when one assigns PATH (``_path_moved``,
+    ``recipes.bare_names``: `source env.sh` and `run.sh` may be tools/env.sh and tools/run.sh along
+    `PATH="$GITHUB_WORKSPACE/tools:$PATH"`)."""
+    ends = [*(ran_from_workspace(files, blobs, folders) if _workspace_moved(files, blobs) else []),
+            *(bare_names(files, blobs) if _path_moved(files, blobs) else [])]
+    _read_tails([(rest, False, TOP_CWD) for rest in dict.fromkeys(ends)], take, blobs, tracked, folders)
+    return list(dict.fromkeys(more))
 
 
 def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
@@ -340,6 +344,12 @@ def _workspace_moved(files: list[str], blobs: Blobs) -> bool:
     """Whether one of ``files`` moves ``WORKSPACE`` (``shellwords.moves_workspace``), so that it may be any folder
     in the job (``_may_hold``, a file run from it: ``tail_files``)."""
     return any(shellwords.moves_workspace((blobs.get(path) or b"").decode("utf-8", "replace")) for path in files)
+
+
+def _path_moved(files: list[str], blobs: Blobs) -> bool:
+    """Whether one of ``files`` assigns PATH (``shellwords.moves_path``): a name alone run or sourced in any of them
+    may then be a file of a folder of the checkout (``tail_files``)."""
+    return any(shellwords.moves_path((blobs.get(path) or b"").decode("utf-8", "replace")) for path in files)
 
 
 def _may_hold(submodule: str, rest: str, from_the_workspace: bool) -> bool:

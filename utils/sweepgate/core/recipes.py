@@ -416,6 +416,12 @@ def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | No
     return list(dict.fromkeys(found))
 
 
+def bare_names(paths, blobs: dict[str, bytes | None]) -> list[str]:
+    """Each name alone as a word in the files ``paths`` (``shellwords.bare_words``), in order."""
+    return list(dict.fromkeys(name for path in dict.fromkeys(paths)
+                              for name in shellwords.bare_words((blobs.get(path) or b"").decode("utf-8", "replace"))))
+
+
 def ending_in(rest: str, paths) -> list[str]:
     """The ``paths`` (a checkout's tracked files) that end in ``rest`` name for name (`x/benchmarks/a.sh` and
     `benchmarks/a.sh` end in `benchmarks/a.sh`, `xbenchmarks/a.sh` does not), in order."""

@@ -190,6 +190,26 @@ def names_dollar0(text: str) -> bool:
     return _DOLLAR0.search(text) is not None
 
 
+# An assignment of PATH (`export PATH="$GITHUB_WORKSPACE/tools:$PATH"`, `PATH=… cmd`, `PATH+=…`)
+_PATH_SET = re.compile(r'(?<![\w$.{/-])PATH\+?=')
+# A name alone as a word (`env.sh`, `"run.sh"`, `tune`): bash looks along PATH for a command, and for a `source`
+_BARE_WORD = re.compile(r'(?<![^\s;&|()<>`"\'])[\w+][\w.+-]*(?=[\s;&|()<>`"\']|\Z)')
+
+
+def moves_path(text: str) -> bool:
+    """Whether ``text`` assigns PATH (``_PATH_SET``): then a name alone that a file of the job runs or sources may be
+    a file of any folder on it, the checkout's own too (``bare_words``, ``identity.tail_files``)."""
+    return _PATH_SET.search(text) is not None
+
+
+def bare_words(text: str) -> list[str]:
+    """Each name alone as a word in ``text`` but in a comment (``_BARE_WORD``: a command's, a `source`'s, an
+    argument's; a file of that name in a folder on a PATH a file of the job set may be the one run), in order."""
+    comments = [(begin, end) for begin, end in shellcode.parts(text)[2] if text.startswith("#", begin)]
+    return list(dict.fromkeys(m.group() for m in _BARE_WORD.finditer(text)
+                              if not any(begin <= m.start() < end for begin, end in comments)))
+
+
 # The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
 WORKSPACE = "GITHUB_WORKSPACE"  # the checkout's top, or a folder above it (actions/checkout path:)
 _WORKSPACE = re.compile(rf'\$(?:{WORKSPACE}|\{{{WORKSPACE}\}})(?=/)')
