@@ -91,6 +91,8 @@ DOLLAR0_IN_SOURCED = {
     "SCRIPT_DIR": 'SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)\nsource "$SCRIPT_DIR/y.sh"\n',
     "realpath": 'source "$(dirname "$(realpath "$0")")/y.sh"\n',
     "in a function": 'ld() { source "$(dirname "$0")/y.sh"; }\nld\n',
+    "cd there": 'cd "$(dirname "$0")"\nsource ./y.sh\n',
+    "cd there, a bare name": 'cd "$(dirname "$0")" || exit 1\nsource y.sh\n',
 }
 
 
