@@ -50,8 +50,10 @@ spelling of a place above, anywhere in the text, with a path after it (`python3 
 relative path with a `/` where the working folder is the script's or one under it); the value of
 a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself. And the
 files it runs by a path from the working folder in the checkout (``Reading.ran``: `python3 shared/tool.py`, `bash "$S"`,
-`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`), and those it runs by a path whose start only the run knows but
-whose end is written (``Reading.ran_tails``: `bash "$D/x.sh"`).
+`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`, through a wrapper or on standard input, `timeout 60 bash x.sh`,
+`bash < x.sh`: a script's path written anywhere but a comment; ``Reading.ran_from_workspace``: the path after
+`$GITHUB_WORKSPACE/`, read as any tracked file ending so where a file of the job moves the workspace), and those it runs
+by a path whose start only the run knows but whose end is written (``Reading.ran_tails``: `bash "$D/x.sh"`).
 """
 
 from __future__ import annotations
