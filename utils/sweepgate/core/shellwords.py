@@ -172,14 +172,21 @@ _INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*
                           r'|-(?![A-Za-z]*[cm])[A-Za-z]+|--[a-z][\w-]*))*(?=[ \t])')
 # A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
 _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
-# A script named by a path written out anywhere in the text but a comment (`timeout 600 python3 utils/t.py`,
-# `bash < x.sh`, `cat x.sh | bash`, `echo x.sh | xargs bash`, `docker run -w /ws img bash x.sh`): a relative path, or
-# one from the workspace, ending in a script's extension; bash or a wrapper may run it, and hashing a file it does not
-# run costs a reuse at most
+# A script named by a path written out anywhere in the text but a comment, in a pipeline that holds an interpreter's
+# word (``_PIPELINE_END``, ``_INTERPRETER_WORD``: `bash < x.sh`, `cat x.sh | bash`, `echo x.sh | xargs bash`, `docker
+# run -w /ws img bash x.sh`, a line of a heredoc given to bash): a relative path, or one from the workspace, ending in a
+# script's extension; bash or a wrapper may run it, and hashing a file it does not run costs a reuse at most. An
+# argument of a pipeline with no interpreter (`echo shared/tool.py`, `cat shared/helper.sh`) runs none
 _SCRIPT_NAMED = re.compile(r'(?<![^\s;&|()<>`"\'=])(?:\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})/+)?'
                            r'(?:[\w.+-]+/+)*[\w+-][\w.+-]*\.(?:sh|bash|py)(?![\w.+/-])')
-# a `source`/`.` command's word (``Reading.sourced`` and ``tails`` read it): no file run
-_SOURCE_BEFORE = re.compile(r'(?<![^\s;&|(`])(?:source|\.)[ \t]+(?:--[ \t]+)?["\']?\Z')
+# where a pipeline ends: a newline (not one a `\` continues), `;`, `&&`, `||`, `&` (not a redirection's: `2>&1`, `&>`,
+# `|&`)
+_PIPELINE_END = re.compile(r'(?<!\\)\n|;|&&|\|\||(?<![<>&|])&(?![>&])')
+# an interpreter's word anywhere (``_INTERPRETER`` with no word after it: `| bash`, `| xargs bash`)
+_INTERPRETER_WORD = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)(?![\w.+/-])')
+# a `source`/`.` command's word (``Reading.sourced`` and ``tails`` read it, a command string's too: `bash -c 'source
+# y.sh'`): no file run
+_SOURCE_BEFORE = re.compile(r'(?<![^\s;&|(`"\'])(?:source|\.)[ \t]+(?:--[ \t]+)?["\']?\Z')
 # `$0` as the text spells it (`$0`, `${0}`, `${0%/*}`; not its name alone, `${0##*/}`): in a file sourced, the
 # script bash runs, not that file
 _DOLLAR0 = re.compile(r'\$(?:0(?!\w)|\{0(?:[}%:/^,@]|#(?!#)))')
@@ -1124,8 +1131,9 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
     """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
     first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with
     `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a `/`
-    (`tools/run.sh`, `"$D/x.sh"`) where a command begins, and a script's path written out anywhere but in a comment
-    (``_SCRIPT_NAMED``: `bash < x.sh`, `echo x.sh | xargs bash`; ``literal``: ``shellcode.parts``' spans); read from
+    (`tools/run.sh`, `"$D/x.sh"`) where a command begins, and a script's path written out anywhere but in a comment,
+    in a pipeline with an interpreter (``_SCRIPT_NAMED``: `bash < x.sh`, `echo x.sh | xargs bash`; ``literal``:
+    ``shellcode.parts``' spans); read from
     the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the checkout (an
     absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
     none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes
@@ -1142,9 +1150,11 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
               and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
               and "/" in (word := _word(text, m.start()))]
     comments = [(begin, end) for begin, end in literal if text.startswith("#", begin)]
+    ends = [m.start() for m in _PIPELINE_END.finditer(text)]
     words += [(m.start(), m.group()) for m in _SCRIPT_NAMED.finditer(text)
               if not any(begin <= m.start() < end for begin, end in comments)
-              and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())]
+              and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
+              and _with_an_interpreter(text, ends, m.start(), m.end())]
     found: list[tuple[int, Place]] = []
     for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
@@ -1163,6 +1173,14 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
         found += [(at, place) for place in dict.fromkeys(places) if place and place[0] == TOP
                   and posixpath.basename(place[1]) not in ("", ".", "..") and not place[1].startswith("../")]
     return found
+
+
+def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:
+    """Whether the pipeline of ``text`` that holds ``text[start:end]`` (between the ``_PIPELINE_END`` before it and the
+    one after it, at ``ends``) holds an interpreter's word too (``_INTERPRETER_WORD``: `cat x.sh | bash`)."""
+    k = bisect.bisect_left(ends, start)
+    begin, stop = ends[k - 1] + 1 if k else 0, ends[k] if k < len(ends) else len(text)
+    return _INTERPRETER_WORD.search(text[begin:start] + " " + text[end:stop]) is not None
 
 
 def _ran_tail(word: str, place: Place | None) -> str | None:
