@@ -211,7 +211,7 @@ def settings_findings(s: Snapshot) -> list[Finding]:
 def secret_findings(s: Snapshot) -> list[Finding]:
     if not s.pr_workflows:
         return []
-    readers = f"{', '.join(s.pr_workflows)} (pull_request) run PR code"
+    readers = f"{', '.join(s.pr_workflows)} (pull_request) {'runs' if len(s.pr_workflows) == 1 else 'run'} PR code"
     out = [Finding(HIGH, f"repository secret {name} is available to every workflow; {readers}",
                    f"move it to the '{SECRETS_ENVIRONMENT}' environment, deployable from {MAIN} only")
            for name in s.repo_secrets]
