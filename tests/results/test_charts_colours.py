@@ -84,3 +84,15 @@ def test_the_series_of_a_chart_differ_in_shape_too():
     keyed = {h.get_marker() for h in fig.legends[0].legend_handles if h.get_label() in charts.series_labels(
         list(charts.series_styles(items))).values()}
     assert len(drawn) == len(keyed) == len(charts.PALETTE), (drawn, keyed)
+
+
+def test_the_plus_marked_colour_reads_on_white():
+    """New user s41l: the palette's olive (#bcbd22, 2.0:1 on white) drew the thin plus marker, so a PR point
+    sitting on its hollow baseline plus was barely seen. The colour that draws the plus now reaches 3:1 on white
+    (WCAG's ratio for graphics) and is none of the palette's other colours nor a verdict's."""
+    from matplotlib.colors import to_rgb
+
+    plus = charts.PALETTE[charts.MARKERS.index("P")]
+    assert charts.contrast_on_white(to_rgb(plus)) >= 3.0, plus
+    assert len(set(charts.PALETTE)) == len(charts.PALETTE)
+    assert plus not in charts.COLORS.values()

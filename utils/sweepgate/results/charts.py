@@ -78,9 +78,11 @@ FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the f
 LEGEND_TRIES = 3
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
-PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
+# The last is a dark orange (Okabe-Ito's, darkened: 3.3:1 on white): it draws the thin plus marker, which in the
+# olive it replaced (#bcbd22, 2.0:1) was barely seen on its hollow baseline plus (new user s41l).
+PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#c77c00")
 # A point label's ink on the white plot reaches at least this contrast (WCAG's ratio for large text):
-# the palette's olive and cyan, fine as markers, are too faint as text, so labels get a darker shade.
+# the palette's cyan, fine as a marker, is too faint as text, so labels get a darker shade.
 LABEL_CONTRAST = 3.0
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
 # A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
