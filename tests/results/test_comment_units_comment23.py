@@ -75,7 +75,7 @@ def test_the_headline_counts_points_and_names_its_metrics_as_the_sections_do():
 def test_the_terminal_summary_names_its_units():
     text = render.table_text(mixed_run()).splitlines()
     assert text[-1] == f"run pr-7 against refs/heads/main (last 5 runs; 2\u20135 found): {COUNTS}"
-    assert text[-2] == "11 points, each by its worst verdict: 1 regressed, 1 improved, 3 unchanged, 1 insufficient-data, 5 new"
+    assert not any("each by its worst verdict" in line for line in text)  # the headline counts each point once (s41o)
 
 
 def test_a_comment_cut_to_its_limit_counts_a_section_it_cannot_list_in_points():

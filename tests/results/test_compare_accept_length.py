@@ -80,6 +80,6 @@ def test_a_point_with_one_metric_not_judged_reads_alike_in_the_headline_and_the_
     from sweepgate.results import render
 
     comp = C.compare_records(pr(3.0), synth.history(keys=(KEY,), concs=(8,)), run="pr-1")
-    assert render.points_line(comp) == "1 point, each by its worst verdict: 1 insufficient-data"
+    assert render.points_line(comp) is None  # the headline's count alone: each point under one verdict (s41o)
     headline = render.summary_line(comp, "main", 5)
     assert "1 point insufficient-data (1 metric)" in headline and "unchanged" not in headline  # no zero count

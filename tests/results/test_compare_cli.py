@@ -131,9 +131,9 @@ def test_a_narrow_terminal_keeps_each_count_on_the_line_of_its_noun(env):
     wide = subprocess.run(cmd, env=pyenv, capture_output=True, text=True, check=True).stdout.splitlines()
     narrow = subprocess.run(cmd, env={**pyenv, "COLUMNS": "40"}, capture_output=True, text=True,
                             check=True).stdout.splitlines()
-    headlines = [line for line in wide if re.match(r"(run pr-7 against|\d+ points, each)", line)]
-    assert len(headlines) == 2 and all(len(line) > 40 for line in headlines)
-    tail = narrow[next(i for i, line in enumerate(narrow) if line.startswith("11 points")):]
+    headlines = [line for line in wide if line.startswith("run pr-7 against")]  # its counts said once (s41o)
+    assert len(headlines) == 1 and all(len(line) > 40 for line in headlines)
+    tail = narrow[next(i for i, line in enumerate(narrow) if line.startswith("run pr-7 against")):]
     assert len(tail) > 2 and all(len(line) <= 40 for line in tail), tail
     for pair in (m.group() for line in headlines for m in re.finditer(r"\(?\d[\d,]* [\w-]+", line)):
         assert any(pair in line for line in tail), (pair, tail)
@@ -161,7 +161,7 @@ def test_terminal_table_has_no_colour_when_piped_or_with_no_color(env):
         # colour: a foreground SGR code (30-39, 90-97); under NO_COLOR no style either (polish 23: bold and
         # dim stayed), so no escape code at all
         colour = re.search(rb"\x1b\[(?:[\d;]*;)?(?:3\d|9[0-7])(?:;[\d;]*)?m", data)
-        assert proc.returncode == 0 and b"1 regressed" in data and bool(colour) == expect
+        assert proc.returncode == 0 and b"1 point regressed" in data and bool(colour) == expect
         assert expect or b"\x1b[" not in data, data[:600]
 
 

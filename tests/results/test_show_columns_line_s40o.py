@@ -38,7 +38,8 @@ def test_the_line_under_the_table_names_its_columns_by_their_headers():
 
 def test_a_table_without_per_gpu_figures_or_interactivity_says_only_what_it_shows():
     """Ingested without its row: no GPU count, so `output tok/s` (a header naming its unit) in place of tok/s/GPU."""
-    rec = synth.make("local-1", KEY, 4, {R.OUTPUT_THROUGHPUT: 3918.6, "tpot_p50_ms": 20.0, R.INTERACTIVITY: 50.0})
+    rec = synth.make("local-1", KEY, 4, {R.OUTPUT_THROUGHPUT: 3918.6, "tpot_p50_ms": 20.0, R.INTERACTIVITY: 50.0,
+                                         R.COMPLETED: 100, R.FAILED: 0})  # counted: no success cell to explain
     headers, under = printed([rec])
     assert "output tok/s" in headers and "tok/s/GPU" not in headers, headers
     assert under == "Columns: tok/s/user is interactivity (1000 / TPOT p50 ms).", under

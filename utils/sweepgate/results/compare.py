@@ -162,6 +162,34 @@ class NotMeasured:
 
 
 @dataclass
+class NotCompared:
+    """A compared metric the run's output at ``points`` states nothing it is computed from, nor did main's there
+    (else it is ``NotMeasured``): never compared, for ``reason`` (``derive.why_none``: GenAI-Perf's exports count
+    no failed request, so no success rate)."""
+
+    metric: str
+    reason: str
+    points: list
+
+    def as_json(self) -> dict:
+        return {"metric": self.metric, "reason": self.reason, "points": [point_json(pt) for pt in self.points]}
+
+
+def not_compared(heads: dict, missing: list, settings: Settings) -> list[NotCompared]:
+    """Each compared metric no figure of which the run has at a point it measured, with why (``NotCompared``),
+    the points of one reason together; a metric main measured there is ``missing`` (``not_measured``) instead."""
+    said = {(m.point, m.what) for m in missing}
+    out: dict[tuple, list] = {}
+    for pt in sorted(heads, key=point_sort_key):
+        if job_failed(heads[pt]):
+            continue  # the failed job is the finding
+        for metric in settings.metrics:
+            if (pt, metric) not in said and (reason := derive.why_none(heads[pt], metric)):
+                out.setdefault((metric, reason), []).append(pt)
+    return [NotCompared(metric, reason, points) for (metric, reason), points in out.items()]
+
+
+@dataclass
 class Comparison:
     run: str
     verdicts: list[Verdict]
@@ -176,6 +204,7 @@ class Comparison:
     notes: list = field(default_factory=list)  # what the reports say under the headline (an empty baseline file)
     echoed: dict = field(default_factory=dict)  # point -> Echoed: one output stored as several of its baseline runs
     unordered: list = field(default_factory=list)  # Unordered: a baseline run placed by a time of unknown order
+    not_compared: list = field(default_factory=list)  # NotCompared: a metric the run's output gives nothing of
 
     @property
     def rehearsal(self) -> bool:
@@ -211,6 +240,8 @@ class Comparison:
                "failed-jobs": sum(v.verdict == FAILED for v in self.verdicts),
                "evals": [e.as_json() for e in self.evals]}
         out["not-measured"] = [m.as_json() for m in self.not_measured]
+        if self.not_compared:  # a compared metric the output states nothing of, and why
+            out["not-compared"] = [n.as_json() for n in self.not_compared]
         if self.repeated:  # points measured more than once: judged by the median of the measurements
             out["repeated"] = [{**point_json(pt), "measurements": n}
                                for pt, n in sorted(self.repeated.items(), key=lambda item: point_sort_key(item[0]))]
@@ -633,7 +664,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
                       pr=pr_of(pr_records), notes=notes, echoed=echoed,
-                      unordered=unordered_baselines(heads, baselines, base, past))
+                      unordered=unordered_baselines(heads, baselines, base, past),
+                      not_compared=not_compared(heads, missing, settings))
 
 
 @dataclass

@@ -200,6 +200,28 @@ SOURCES = {R.OUTPUT_TPUT_PER_GPU: (R.OUTPUT_THROUGHPUT,),
            R.ENERGY_PER_OUTPUT_TOKEN_J: (R.TOTAL_OUTPUT_TOKENS, R.OUTPUT_THROUGHPUT, R.DURATION_S)}
 
 
+# A measurement a derived value is computed from, in words: what a report says an output lacks (``why_none``).
+SOURCE_WORDS = {R.COMPLETED: "completed-request count", R.FAILED: "failed-request count",
+                R.OUTPUT_THROUGHPUT: "output throughput"}
+
+
+def why_none(rec: dict, name: str) -> str | None:
+    """Why the stored record ``rec`` has no figure of the derived value ``name``, where its output stated no
+    measurement it is computed from (SOURCES, in SOURCE_WORDS): "GenAI-Perf's output states no failed-request
+    count" (its exports count errors nowhere, so no success rate); else None (it has one, or the cause is
+    another). What `results compare` says of a metric it could not compare at a point and `results show` of a
+    blank cell (new user s41l: GenAI-Perf's points were judged on one metric fewer, nothing saying which or why)."""
+    metrics = rec.get(R.METRICS) or {}
+    if not metrics or figure(metrics, name) is not None:
+        return None
+    absent = [SOURCE_WORDS[s] for s in SOURCES.get(name, ()) if s in SOURCE_WORDS and metrics.get(s) is None]
+    if not absent or (name == R.SUCCESS_RATE and metrics.get(R.COMPLETED) == 0):
+        return None
+    client = rec.get(R.CLIENT)
+    who = f"{R.CLIENT_NAMES[client]}'s output" if client in R.CLIENT_NAMES else "its output"
+    return f"{who} states no {' or '.join(absent)}"
+
+
 def add_derived(metrics: dict, n_gpus: int | None, energy_j: float | None = None) -> dict:
     """``metrics`` plus every derived value above."""
     out = dict(metrics)

@@ -81,6 +81,9 @@ MAX_RUN_REQUESTS = 10**9
 # and imported at the top of this module.
 CLIENT = "client"            # vllm-bench | sglang-bench | aiperf | genai-perf | lm-eval | ...
 EVAL_CLIENT = "lm-eval"      # the client of eval records (scores under EVALS, no metrics)
+# Each benchmark client as a person names it, where a report says what its output states (``derive.why_none``).
+CLIENT_NAMES = {"vllm-bench": "vLLM's bench serve", "sglang-bench": "SGLang's bench_serving", "aiperf": "AIPerf",
+                "genai-perf": "GenAI-Perf"}
 CLIENT_VERSION = "client-version"
 SOURCE_FORMAT = "source-format"
 SIDECAR_ONLY = "job-sidecar"  # the SOURCE_FORMAT of a job's record made from its sidecar alone (no output read)

@@ -274,6 +274,7 @@ def counted(verdict: str, points: int, metrics: int) -> str:
 CHANGES = (C.FAILED, C.REGRESSED, C.IMPROVED)  # the verdicts the headline names, or says none has
 NOTHING_CHANGED = "nothing failed, regressed or improved"  # the headline's words when no point or score did
 NOTHING_COMPARED = "nothing to compare"  # the headline's words for a run without a point or a score
+NOT_MEASURED_COUNT = "not measured"  # the headline's word for the points main has and the run did not measure
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
@@ -286,8 +287,12 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     verdicts some point or score has are counted (s38f: "0 points failed, 0 points regressed, 0 points
     improved, 8 points unchanged, 0 points insufficient-data, 0 points new" hid its one count among five
     zeros); when none failed, regressed or improved, the counts begin with NOTHING_CHANGED, and a run
-    with nothing to count says NOTHING_COMPARED."""
+    with nothing to count says NOTHING_COMPARED. The points main's newest run has and the run did not measure
+    end the counts, NOT_MEASURED_COUNT (new user s41l: the headline left them out, the blockquote under it
+    alone named them)."""
     points = [counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items() if n[0]]
+    if dropped := sum(m.what is None for m in comparison.not_measured):
+        points.append(f"{count(dropped, 'point')} {NOT_MEASURED_COUNT}")
     scores = [f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items() if n]
     changed = {v.verdict for v in comparison.verdicts} | {e.verdict for e in comparison.evals}
     quiet = [NOTHING_CHANGED] if not changed & set(CHANGES) and (points or scores) else []
@@ -315,13 +320,16 @@ def points_line(comparison: C.Comparison) -> str | None:
     """The headline counts a point under each verdict it has (``tally``): this says how many points
     there are, each under its worst verdict ("8 points, each by its worst verdict:
     1 failed, 1 regressed, ..."). Unchanged is the best: a point is unchanged only when every row is, as
-    ``tally`` counts it (a point with one metric not judged read "unchanged" here and not in the headline)."""
+    ``tally`` counts it (a point with one metric not judged read "unchanged" here and not in the headline).
+    None where the headline counts each point once (under one verdict): then this says its counts again
+    (new user s41l: "8 points, each by its worst verdict: 1 regressed, 1 improved, 6 unchanged" under
+    "1 point regressed (5 metrics), 1 point improved (5 metrics), 6 points unchanged")."""
     severity = [v for v in C.VERDICTS if v != C.UNCHANGED] + [C.UNCHANGED]
     worst: dict[tuple, int] = {}
     for v in comparison.verdicts:
         rank = severity.index(v.verdict)
         worst[v.point] = min(rank, worst.get(v.point, rank))
-    if not worst:
+    if not worst or sum(points for points, _ in tally(comparison.verdicts).values()) == len(worst):
         return None
     counts = [(verdict, sum(severity[r] == verdict for r in worst.values())) for verdict in C.VERDICTS]
     return f"{count(len(worst), 'point')}, each by its worst verdict: " + ", ".join(
@@ -394,6 +402,13 @@ def not_measured_note(comparison: C.Comparison, baseline_ref: str, shown: int = 
     trimmed = "a trimmed sweep runs fewer concurrencies; " if any(m.what is None for m in items) else ""
     return (f"Not measured by this run, though {ref}'s newest run of the same config keys has them: "
             f"{', '.join(parts)} ({named}{more}). Not judged: {trimmed}check that none was dropped by mistake.")
+
+
+def not_compared_notes(comparison: C.Comparison) -> list[str]:
+    """One line per metric the run could not compare where its output states nothing it is computed from, and
+    why (``C.NotCompared``): "success_rate not compared at 4 points: GenAI-Perf's output states no failed-request
+    count." (new user s41l: those points were judged on one metric fewer, nothing saying which or why)."""
+    return [f"{n.metric} not compared at {count(len(n.points), 'point')}: {n.reason}." for n in comparison.not_compared]
 
 
 def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming) -> list[str]:
@@ -699,6 +714,7 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         head += [f"> {_md_escape(note)}", ""]
     if note := not_measured_note(comparison, baseline_ref, naming=naming):
         head += [f"> {_md_escape(note)}", ""]
+    head += [line for note in not_compared_notes(comparison) for line in (f"> {_md_escape(note)}", "")]
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
@@ -970,7 +986,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if line := points_line(comparison):
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))
-    for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming)):
+    for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming),
+                 *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow")
     _eval_table(console, comparison, naming)

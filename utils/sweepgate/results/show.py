@@ -7,6 +7,7 @@ import json
 import re
 
 from sweepgate.core.jobfile import EVAL_SUFFIX
+from sweepgate.core.report import count
 from sweepgate.results import compare, derive, evals, normalize
 from sweepgate.results import labels as L
 from sweepgate.results import record as R
@@ -31,6 +32,9 @@ UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)
 METRIC_WORDS = {R.OUTPUT_TPUT_PER_GPU: "output throughput per GPU", R.INTERACTIVITY: "interactivity"}
 COMPUTED_FROM = {R.INTERACTIVITY: ("1000 / ", R.latency_name("tpot", "p50"))}
 COLUMNS_HEAD = "Columns:"
+# A figure's cell where the line's output stated nothing it is computed from (``derive.why_none``), the reason
+# under the table (``unstated_lines``): a blank cell said nothing of why (new user s41l: GenAI-Perf's success).
+UNSTATED = "\u2014"
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
 # A column shown only where the other is unknown, for a result ingested without its row: the total
@@ -68,6 +72,19 @@ def columns_line(fields) -> str | None:
         how = COMPUTED_FROM.get(metric)
         said.append(f"{headers[metric]} is {METRIC_WORDS[metric]}" + (f" ({how[0]}{headers[how[1]]})" if how else ""))
     return f"{COLUMNS_HEAD} {'; '.join(said)}." if said else None
+
+
+def unstated_lines(records: list[dict], columns) -> list[str]:
+    """Under the table, why a cell reads UNSTATED, each reason once with how many lines it is of: "— under
+    success: GenAI-Perf's output states no failed-request count (4 lines)." (``derive.why_none``)."""
+    said: dict[tuple, int] = {}
+    for rec in records:
+        if compare.job_failed(rec):
+            continue  # its figures are blank, as compare says a failed job's
+        for header, field in columns:
+            if field in R.DIRECTION and _value(rec, field) is None and (why := derive.why_none(rec, field)):
+                said[header, why] = said.get((header, why), 0) + 1
+    return [f"{UNSTATED} under {header}: {why} ({count(n, 'line')})." for (header, why), n in said.items()]
 
 
 def _natural(name) -> tuple:
@@ -186,6 +203,8 @@ def _cell(rec: dict, field: str | None) -> str:
         if field == R.STATUS:
             return compare.job_status_words(rec) + (" (rehearsal)" if rec.get(R.REHEARSAL) else "")
     value = _value(rec, field)
+    if value is None and field in R.DIRECTION and derive.why_none(rec, field):
+        return UNSTATED
     if value is None or (field in UNLESS and _value(rec, UNLESS[field]) is not None):
         return ""
     if field == R.MODEL:
@@ -248,4 +267,6 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
             print_block(console, [(header, cell) for (header, _), cell in zip(columns, row) if cell], style,
                         cell_units)
     if line := columns_line(field for _, field in columns):
+        print_wrapped(console, line)
+    for line in unstated_lines(records, columns):
         print_wrapped(console, line)

@@ -322,7 +322,7 @@ def _several_models(cfg: dict, client: str, path: str, line: int, csv: str | Non
     names = list(dict.fromkeys(models)) if isinstance(models, list) else [models]
     if len(names) < 2:
         return
-    tool = "GenAI-Perf" if client == "genai-perf" else "AIPerf"
+    tool = R.CLIENT_NAMES.get(client, R.CLIENT_NAMES["aiperf"])
     also = f", nor are its CSV export {csv}'s" if csv else ""
     raise fail(path, line, f"{where}: {len(names)} models ({', '.join(map(str, names))}): {tool} sends the run's "
                f"requests to all of them and exports one set of figures over them all, so they are no one model's{also}",
