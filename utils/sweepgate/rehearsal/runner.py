@@ -1580,8 +1580,11 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     unusable = result_dir_problem(paths["results"])
     if unusable:
         problems.append(f"{unusable}; {KEEP_RESULT_DIR}")
-    # a script stopped by its timeout wrote no result because it was stopped: that is its one problem there
+    # a script stopped by its timeout wrote no result because it was stopped: that is its one problem there;
+    # one that exited non-zero (or was killed) with no result file has its exit as the cause, said once
     for result_file in [] if unusable or run.timed_out else expected_outputs(row, paths):
+        if ending and not result_file.is_file():
+            continue
         problem = result_problem(result_file)
         if problem:  # at the line that should have written it
             problems.append(Problem(problem, finds=WRITES_EVAL if result_file == paths["eval"] else WRITES_RESULT))
