@@ -116,6 +116,15 @@ def console(stream=None, *, width: int | None = None):
                     soft_wrap=not (tty or _columns() or width))
 
 
+def live(stream) -> bool:
+    """Whether ``stream`` may be drawn on (a spinner or a status line redrawn in place): a terminal, and no
+    NO_COLOR. Under NO_COLOR a user wants plain text, and a redrawn line is cursor-control codes (hide the
+    cursor, move up, erase the line) many times a second; such a stream gets plain lines instead."""
+    import os
+
+    return bool(getattr(stream, "isatty", None) and stream.isatty()) and not os.environ.get("NO_COLOR")
+
+
 def reader_left() -> bool:
     """Whether the reader of standard output has left (`| head -3`: a write or flush met EPIPE, which
     cli.ReaderMayLeave turns into the end of the output alone), so what was printed, a path among it,

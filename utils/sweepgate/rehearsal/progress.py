@@ -1,8 +1,9 @@
 """What a running rehearsal is doing: its step and the last command its script ran.
 
 On a terminal, a rich status line (on stderr, through ``core.report.console``), the
-command cut to fit; otherwise one plain line per step and per whole command, also on
-stderr, so stdout keeps only the rehearsal's own report.
+command cut to fit; otherwise (piped, or under NO_COLOR: ``core.report.live``) one plain
+line per step and per whole command, also on stderr, so stdout keeps only the rehearsal's
+own report.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from sweepgate.core.report import live
 from sweepgate.rehearsal.calllog import open_log, shim_call
 
 MAX_COMMAND_CHARS = 160
@@ -21,7 +23,7 @@ class Progress:
 
     def __init__(self, stream=None):
         self.stream = sys.stderr if stream is None else stream
-        self.tty = bool(getattr(self.stream, "isatty", None) and self.stream.isatty())
+        self.tty = live(self.stream)
         self.status = None
         self.step_text = ""
 
