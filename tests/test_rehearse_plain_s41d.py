@@ -32,3 +32,33 @@ def test_piped_progress_is_plain_and_a_terminal_without_no_color_keeps_its_statu
     assert proc.returncode == 0 and "\x1b" not in proc.stdout + proc.stderr, proc.stderr
     assert "rehearse: step 2/3: running " in proc.stderr and "rehearse:   $ vllm serve " in proc.stderr, proc.stderr
     assert ESCAPE in on_a_terminal(fleet, *_args(fleet, tmp_path / "t"))
+
+
+def test_the_status_line_is_one_line_of_the_terminal_and_takes_brackets_as_text(tmp_path):
+    """On a terminal the status line was the step's whole text and the command cut at 160 characters, wrapped
+    over up to four lines of an 80-column terminal and redrawn so; and it was read as rich markup: a command
+    holding `[/INST]` (a chat template's stop word) stopped the rehearsal with "internal error: MarkupError".
+    It is now one line, the step's number and the command cut to the terminal's width, and its text is text."""
+    from test_rehearse import FSL_ROWS, _bench_with_script, write_rows
+
+    repo, _ = _bench_with_script(tmp_path, 'hf download "mistral/[/INST]" --revision "[bold]main"\nsleep 1\n'
+                                 f'hf download {"deepseek-ai/DeepSeek-R1-0528 " * 6}\nsleep 1\n')
+    out = on_a_terminal(repo, "rehearse", "--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir",
+                        str(tmp_path / "w"), columns=80, returncode=1)
+    assert "internal error" not in out and "rehearse: FAILED" in out, out  # it wrote no result: a plain failure
+    assert out.count("\x1b[1A") == 1, repr(out)  # a line up only as it is put away: the status is one line
+    assert "rehearse: step 2/3: $ hf download 'mistral/[/INST]' --revision '[bold]main'" in out, repr(out)
+
+
+def test_a_command_s_control_characters_are_written_as_escapes_in_a_plain_line():
+    """A command's argument holding a newline or an escape code (a multi-line JSON, a coloured prompt) went
+    to the log as it was: a line of its own, or a recoloured terminal. It is one line, its controls as escapes."""
+    import io
+
+    from sweepgate.rehearsal.progress import Progress
+
+    out = io.StringIO()
+    with Progress(out) as progress:
+        progress.command({"tool": "vllm", "argv": ["serve", "m", "--extra", '{"a":\n 1}', "\x1b[31mred"]})
+    assert out.getvalue().count("\n") == 1 and "\x1b" not in out.getvalue(), repr(out.getvalue())
+    assert "\\n" in out.getvalue(), repr(out.getvalue())

@@ -1,9 +1,10 @@
 """What a running rehearsal is doing: its step and the last command its script ran.
 
-On a terminal, a rich status line (on stderr, through ``core.report.console``), the
-command cut to fit; otherwise (piped, or under NO_COLOR: ``core.report.live``) one plain
-line per step and per whole command, also on stderr, so stdout keeps only the rehearsal's
-own report.
+On a terminal, a rich status line (on stderr, through ``core.report.console``): one line, the step's
+number and the command cut to the terminal's width, read as text (never as rich markup: a command's
+`[/INST]` is no closing tag). Otherwise (piped, or under NO_COLOR: ``core.report.live``) one plain line
+per step and per whole command, also on stderr, so stdout keeps only the rehearsal's own report. A
+command's control characters are written as escapes (``printable``) in either.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from sweepgate.core.errors import printable
 from sweepgate.core.report import live
 from sweepgate.rehearsal.calllog import open_log, shim_call
-
-MAX_COMMAND_CHARS = 160
 
 
 class Progress:
@@ -31,7 +31,8 @@ class Progress:
         if self.tty:
             from sweepgate.core.report import console
 
-            self.status = console(self.stream).status("rehearse: starting")
+            self.console = console(self.stream)
+            self.status = self.console.status(self._line("rehearse: starting"))
             self.status.start()
         return self
 
@@ -45,18 +46,26 @@ class Progress:
 
     def command(self, call: dict) -> None:
         argv = call.get("argv") or []
-        line = shlex.join([str(call.get("tool", "?")), *map(str, argv)])
+        line = printable(shlex.join([str(call.get("tool", "?")), *map(str, argv)]))
         if self.status is not None:  # one status line on a terminal; a log keeps the whole command
-            short = line if len(line) <= MAX_COMMAND_CHARS else line[:MAX_COMMAND_CHARS - 1] + "…"
-            self.status.update(f"rehearse: {self.step_text}: $ {short}")
+            number = self.step_text.partition(": ")[0]  # "step 2/3": the line is the command's
+            self.status.update(self._line(f"rehearse: {number}: $ {line}"))
         else:
             print(f"rehearse:   $ {line}", file=self.stream, flush=True)
 
     def _show(self, text: str) -> None:
         if self.status is not None:
-            self.status.update(text)
+            self.status.update(self._line(text))
         else:
-            print(text, file=self.stream, flush=True)
+            print(printable(text), file=self.stream, flush=True)
+
+    def _line(self, text: str):
+        """``text`` as one line of the status beside its spinner: text, not markup, cut to the terminal's width."""
+        from rich.text import Text
+
+        shown = Text(printable(text))
+        shown.truncate(max(self.console.width - 2, 10), overflow="ellipsis")  # the spinner and a blank before it
+        return shown
 
 
 class CallTail:
