@@ -83,7 +83,9 @@ def test_rehearse_with_no_row_named_is_argument_syntax_as_validate_without_refs_
         assert r.returncode == 2 and r.stderr.startswith(f"usage: sweepgate {command[0]} "), r.stderr
         assert f"sweepgate {command[0]}: error: the following arguments are required: " in r.stderr, r.stderr
     r = sweepgate(["rehearse"], tmp_path)  # said before the repository is looked for, as validate's is
-    assert r.returncode == 2 and "required: --exp-name (or --row-json FILE holding the row)" in r.stderr, r.stderr
+    # s41d: --config-keys alone chooses a row too (its one row, or with --conc/--where), and help says so
+    assert r.returncode == 2 and "required: --exp-name (or --config-keys KEY or --row-json FILE holding the row)" \
+        in r.stderr, r.stderr
     # what chooses a row from data stays the data's: several rows and no --exp-name is bad input (exit 1)
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
     assert r.returncode == 1 and "choose one with --conc N" in r.stderr and "usage:" not in r.stderr, r.stderr

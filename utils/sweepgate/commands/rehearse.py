@@ -43,6 +43,6 @@ def run(args) -> int:
         # Nothing to choose a row by is a missing flag: argparse's usage line and exit 2, said before the
         # repository is looked for, as validate says its missing refs. Several rows of --row-json or of
         # --config-keys with no --exp-name are the data's to tell apart: exit 1, with the rows named.
-        argtypes.usage_error(args, "the following arguments are required: --exp-name (or --row-json FILE holding "
-                                   "the row)")
+        argtypes.usage_error(args, "the following arguments are required: --exp-name (or --config-keys KEY or "
+                                   "--row-json FILE holding the row)")
     return rehearse(args)
