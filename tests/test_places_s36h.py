@@ -91,7 +91,7 @@ def test_preflight_puts_what_was_left_running_at_the_line_that_started_it(tmp_pa
     script.write_text('echo go\nsleep 300 &\nvllm serve m --port "$PORT" &\n')
     rec = Recording(script, [], 0, False, ["sleep 300 (PID 12)", "vllm serve (PID 13)", "bash (PID 14)",
                                            "sleep 300 (PID 15)"])
-    got = [(d.file, d.line, d.message) for d in _run_problems(FSL_ROWS[0], rec, tmp_path)]
+    got = [(d.file, d.line, d.message) for d in _run_problems(rec, tmp_path)]
     rel = "benchmarks/single_node/fixed_seq_len/x.sh"
     # by command, not PID (s40u): the rows that left the same at a line are one problem naming them
     assert got == [(rel, 2, "left running: sleep 300 (2 processes)"), (rel, 3, "left running: vllm serve"),

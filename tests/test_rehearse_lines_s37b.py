@@ -163,7 +163,7 @@ def _preflight_problems(tmp_path: Path, text: str, timeout: int = 30) -> tuple[l
     repo, script = _bench_with_script(tmp_path, text)
     rec = record_row(FSL_ROWS[0], repo, timeout)
     rel = str(script.relative_to(repo))
-    return [(d.line, d.message) for d in _run_problems(FSL_ROWS[0], rec, repo) if d.file == rel], rel
+    return [(d.line, d.message) for d in _run_problems(rec, repo) if d.file == rel], rel
 
 
 def test_preflight_puts_a_row_that_did_not_finish_at_the_line_it_was_stopped_at(tmp_path):

@@ -378,7 +378,7 @@ def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = 
     except SweepgateError as exc:
         flags = exc.diagnostics
     # a row's command run once per concurrency finds its problem once per run: count it once
-    return rec, list(dict.fromkeys(unread + flags + _run_problems(row, rec, root)))
+    return rec, list(dict.fromkeys(unread + flags + _run_problems(rec, root)))
 
 
 def is_eval(row: dict) -> bool:
@@ -400,7 +400,8 @@ def row_label(row: dict) -> str:
 
 
 def with_rows(found: dict, shown: int = 3) -> list:
-    """Each problem once; one found in several rows says how many and names the first few. Where the
+    """Each problem once; one found in several rows says how many and names the first few, and a row's own run
+    (``RUN_RULE``: its script failed, left something running) names its one row too. Where the
     repository has no benchmark library, the first missing script's fix says where it comes from and the
     others point back to it (a clone with no benchmarks/ had the same long fix on ~200 lines)."""
     from sweepgate.core.errors import Diagnostic
@@ -412,6 +413,8 @@ def with_rows(found: dict, shown: int = 3) -> list:
         if len(labels) > 1:
             names = ", ".join(labels[:shown]) + (", ..." if len(labels) > shown else "")
             message = f"{message} ({len(labels)} rows: {names})"
+        elif d.rule == RUN_RULE:
+            message = f"{message} (row {labels[0]})"
         if hint.endswith(f"; {LIBRARY_COPY}"):
             hint, told = (hint, True) if not told else (hint.replace(LIBRARY_COPY, LIBRARY_LATER), told)
         out.append(Diagnostic(d.file, d.line, d.col, d.rule, message, hint, d.severity)
@@ -448,7 +451,7 @@ def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
     return bash_named(cause, root) or (rel, 0)
 
 
-def _run_problems(row: dict, rec, root: Path) -> list:
+def _run_problems(rec, root: Path) -> list:
     """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
     line bash names, once for every row that runs it; one that did not finish at the line it was stopped
     at. So is what it left running, at the line that started it."""
@@ -466,8 +469,9 @@ def _run_problems(row: dict, rec, root: Path) -> list:
         what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
         at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
         said = f" ({scriptlines.shown(cause)})" if cause else ""  # a script that printed nothing: no "()"
-        out.append(Diagnostic(*at, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: the script {what} in the fast "
-                              f"rehearsal{said}", "run sweepgate rehearse on the row"))
+        # no row in the message: the rows it failed alike in are one problem naming them (``with_rows``)
+        out.append(Diagnostic(*at, 0, RUN_RULE, f"the script {what} in the fast rehearsal{said}",
+                              "run sweepgate rehearse on the row"))
     for (file, line), left in left_by_line(root, rec.script, rec.leftovers, rec.subshells).items():
         # without the PIDs (gone when this is read), so the rows that left the same are one problem naming them
         named = Counter(map(without_pid, left))
@@ -476,5 +480,5 @@ def _run_problems(row: dict, rec, root: Path) -> list:
             "start background work with start_background_process"))
     if rec.unreadable:  # no command of the row could be checked: not a pass
         what, _, fix = rec.unreadable.partition("; ")
-        out.append(Diagnostic(rel, 0, 0, RUN_RULE, f"row {row.get(F.EXP_NAME)}: {what}", fix))
+        out.append(Diagnostic(rel, 0, 0, RUN_RULE, what, fix))
     return out
