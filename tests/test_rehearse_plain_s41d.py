@@ -62,3 +62,18 @@ def test_a_command_s_control_characters_are_written_as_escapes_in_a_plain_line()
         progress.command({"tool": "vllm", "argv": ["serve", "m", "--extra", '{"a":\n 1}', "\x1b[31mred"]})
     assert out.getvalue().count("\n") == 1 and "\x1b" not in out.getvalue(), repr(out.getvalue())
     assert "\\n" in out.getvalue(), repr(out.getvalue())
+
+
+def test_preflight_shows_the_row_and_command_it_runs_on_a_terminal_only(fleet, tmp_path):
+    """preflight said a row only once it was done: a multi-node row's ~25 s went by with nothing on the screen.
+    On a terminal a status line says the row being rehearsed and its command; piped or under NO_COLOR nothing
+    is added (each row's line is the log's)."""
+    key = "dsr1-fp8-b300-vllm"
+    row = "preflight: dsr1_1k1k cluster:b300-nv tp8 conc 4"
+    tty = on_a_terminal(fleet, "preflight", "--config-keys", key)
+    assert f"{row} (1/" in tty and f"{row} (1/5): $ vllm serve " in tty, repr(tty[:3000])
+    assert f"{row}: 4 commands, 0 problems" in tty, tty
+    plain = on_a_terminal(fleet, "preflight", "--config-keys", key, NO_COLOR="1")
+    assert "\x1b" not in plain and "$ " not in plain and f"{row}: 4 commands, 0 problems" in plain, plain
+    proc = piped(fleet, "preflight", "--config-keys", key)
+    assert proc.returncode == 0 and "$ " not in proc.stdout + proc.stderr and "\x1b" not in proc.stderr, proc.stderr

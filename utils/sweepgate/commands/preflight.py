@@ -170,11 +170,11 @@ def run(args) -> int:
     config_at = config_places(revision, chosen)
     # a label configs/runners.yaml does not list: plan's warning, once a label; its rows are rehearsed all the same
     warnings.update(dict.fromkeys(unknown_labels(rows, args, root, revision, chosen), 0))
-    for row in rows:
+    for number, row in enumerate(rows, 1):
         t0 = time.monotonic()
-        missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
-        rec, diags = (None, [missing]) if missing else _rehearse(row, root, args.timeout, config_at)
         label = row_label(row)
+        missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
+        rec, diags = _shown(row, root, args.timeout, config_at, missing, f"preflight: {label} ({number}/{len(rows)})")
         for d in diags:  # the same missing manifest (or script) once, however many rows need it
             if d.severity == "error":
                 found.setdefault(d, []).append(label)
@@ -361,9 +361,20 @@ def config_places(revision: Callable, chosen: Callable) -> Callable:
     return place
 
 
-def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = None) -> tuple:
+def _shown(row: dict, root: Path, timeout: int, config_at: Callable, missing, title: str) -> tuple:
+    """(recording, problems) of the row, or (None, [``missing``]) where that keeps it from being rehearsed; on a
+    terminal a status line (``title``, then each command the script runs) while it runs, nothing piped: the row's
+    own line, once it is done, is the log's."""
+    from sweepgate.rehearsal.progress import Progress
+
+    with Progress(title=title, lines=False) as progress:
+        return (None, [missing]) if missing else _rehearse(row, root, timeout, config_at, progress)
+
+
+def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = None, progress=None) -> tuple:
     """(recording, problems) of one row. An images.json or manifest that cannot be read is one of its problems
-    (said once, at its file): the row is still rehearsed, and every other row checked."""
+    (said once, at its file): the row is still rehearsed, and every other row checked. ``progress`` is told
+    each command the row's script runs (``record_row``)."""
     from sweepgate.core.errors import SweepgateError
     from sweepgate.engines.preflight import check_row, pinned_help
     from sweepgate.rehearsal.record import record_row
@@ -372,7 +383,7 @@ def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = 
         help_flags, unread = pinned_help(row, root), []
     except SweepgateError as exc:
         help_flags, unread = {}, exc.diagnostics
-    rec = record_row(row, root, timeout, help_flags=help_flags)
+    rec = record_row(row, root, timeout, help_flags=help_flags, progress=progress)
     try:
         flags = check_row(row, rec.calls, root, rec.script, config_at)
     except SweepgateError as exc:

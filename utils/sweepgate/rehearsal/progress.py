@@ -19,11 +19,14 @@ from sweepgate.rehearsal.calllog import open_log, shim_call
 
 
 class Progress:
-    """Steps and commands of one rehearsal; use as a context manager."""
+    """Steps and commands of one rehearsal; use as a context manager. ``title`` begins each line (`rehearse`;
+    preflight's row); ``lines``: whether a stream not drawn on gets a line a step and a command (rehearse's
+    log) or nothing (preflight says each row in a line of its own once it is done)."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream=None, *, title: str = "rehearse", lines: bool = True):
         self.stream = sys.stderr if stream is None else stream
         self.tty = live(self.stream)
+        self.title, self.lines = title, lines
         self.status = None
         self.step_text = ""
 
@@ -32,8 +35,9 @@ class Progress:
             from sweepgate.core.report import console
 
             self.console = console(self.stream)
-            self.status = self.console.status(self._line("rehearse: starting"))
+            self.status = self.console.status(self._line(self.title))
             self.status.start()
+            self.status.update(self._line(self.title))  # drawn now (an update is), not at the next tick
         return self
 
     def __exit__(self, *exc) -> None:
@@ -42,21 +46,21 @@ class Progress:
 
     def step(self, text: str) -> None:
         self.step_text = text
-        self._show(f"rehearse: {text}")
+        self._show(f"{self.title}: {text}")
 
     def command(self, call: dict) -> None:
         argv = call.get("argv") or []
         line = printable(shlex.join([str(call.get("tool", "?")), *map(str, argv)]))
         if self.status is not None:  # one status line on a terminal; a log keeps the whole command
             number = self.step_text.partition(": ")[0]  # "step 2/3": the line is the command's
-            self.status.update(self._line(f"rehearse: {number}: $ {line}"))
-        else:
-            print(f"rehearse:   $ {line}", file=self.stream, flush=True)
+            self.status.update(self._line(f"{self.title}: {number + ': ' if number else ''}$ {line}"))
+        elif self.lines:
+            print(f"{self.title}:   $ {line}", file=self.stream, flush=True)
 
     def _show(self, text: str) -> None:
         if self.status is not None:
             self.status.update(self._line(text))
-        else:
+        elif self.lines:
             print(printable(text), file=self.stream, flush=True)
 
     def _line(self, text: str):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sweepgate.rehearsal import runner
+from sweepgate.rehearsal.progress import CallTail
 from sweepgate.rehearsal.standin import FAST_ENV, HELP_ENV
 
 FAST_DURATION_S = 1
@@ -48,9 +49,10 @@ def _this_python_first(shim_dir: Path, env: dict) -> None:
 
 
 def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = None,
-               help_flags: dict[str, list[str]] | None = None) -> Recording:
+               help_flags: dict[str, list[str]] | None = None, progress=None) -> Recording:
     """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran.
-    ``help_flags`` (command -> the pinned version's flags) is what the stand-ins' ``--help`` lists."""
+    ``help_flags`` (command -> the pinned version's flags) is what the stand-ins' ``--help`` lists;
+    ``progress`` (``rehearsal.progress.Progress``) is told each command as the script runs it."""
     runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
     work = keep or Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
@@ -62,11 +64,13 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
             (work / "standin-help.json").write_text(json.dumps(help_flags), encoding="utf-8")
             env[HELP_ENV] = str(work / "standin-help.json")
         _this_python_first(paths["shims"], env)
-        run = runner.run_script(script, root, env, paths["out"], timeout, log=paths["log"], trap=paths)
+        tail = CallTail(paths["log"])
+        poll = (lambda: [progress.command(c) for c in tail.new_calls()]) if progress else None
+        run = runner.run_script(script, root, env, paths["out"], timeout, poll=poll, log=paths["log"], trap=paths)
         calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error
         leftovers = run.left + runner.reap_leftovers(calls)
-        tail = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
-        return Recording(script, calls, run.rc, run.timed_out, leftovers, tail, unreadable, run.stopped_at,
+        output = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
+        return Recording(script, calls, run.rc, run.timed_out, leftovers, output, unreadable, run.stopped_at,
                          run.subshells)
     finally:
         if keep is None:
