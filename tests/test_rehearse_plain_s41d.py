@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_terminal import ESCAPE, fleet, on_a_terminal, piped  # noqa: F401 - fleet: a fixture
 
 from sweepgate.commands import example
@@ -18,8 +19,11 @@ def _args(fleet, work) -> list[str]:
             "--work-dir", str(work)]
 
 
-def test_no_color_on_a_terminal_gets_plain_lines_for_each_step_and_command(fleet, tmp_path):
-    out = on_a_terminal(fleet, *_args(fleet, tmp_path / "w"), NO_COLOR="1")
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_no_color_on_a_terminal_gets_plain_lines_for_each_step_and_command(fleet, tmp_path, env):
+    """A terminal that cannot move its cursor (TERM=dumb: an editor's shell buffer) got no progress at all: rich
+    draws no status there, and kept it to an empty line. It gets the plain lines too."""
+    out = on_a_terminal(fleet, *_args(fleet, tmp_path / "w"), **env)
     assert "rehearse: OK" in out and ESCAPE not in out and "\x1b" not in out, repr(out[:1500])
     lines = out.replace("\r\n", "\n").splitlines()
     for step in ("rehearse: step 1/3: ", "rehearse: step 2/3: running ", "rehearse: step 3/3: "):

@@ -117,12 +117,14 @@ def console(stream=None, *, width: int | None = None):
 
 
 def live(stream) -> bool:
-    """Whether ``stream`` may be drawn on (a spinner or a status line redrawn in place): a terminal, and no
-    NO_COLOR. Under NO_COLOR a user wants plain text, and a redrawn line is cursor-control codes (hide the
-    cursor, move up, erase the line) many times a second; such a stream gets plain lines instead."""
+    """Whether ``stream`` may be drawn on (a spinner or a status line redrawn in place): a terminal that can move
+    its cursor (not TERM=dumb, an editor's shell buffer, where rich draws no status at all), and no NO_COLOR.
+    Under NO_COLOR a user wants plain text, and a redrawn line is cursor-control codes (hide the cursor, move
+    up, erase the line) many times a second; such a stream gets plain lines instead."""
     import os
 
-    return bool(getattr(stream, "isatty", None) and stream.isatty()) and not os.environ.get("NO_COLOR")
+    tty = bool(getattr(stream, "isatty", None) and stream.isatty())
+    return tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
 
 
 def reader_left() -> bool:

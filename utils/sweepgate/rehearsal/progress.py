@@ -2,7 +2,7 @@
 
 On a terminal, a rich status line (on stderr, through ``core.report.console``): one line, the step's
 number and the command cut to the terminal's width, read as text (never as rich markup: a command's
-`[/INST]` is no closing tag). Otherwise (piped, or under NO_COLOR: ``core.report.live``) one plain line
+`[/INST]` is no closing tag). Otherwise (piped, under NO_COLOR or TERM=dumb: ``core.report.live``) one plain line
 per step and per whole command, also on stderr, so stdout keeps only the rehearsal's own report. A
 command's control characters are written as escapes (``printable``) in either.
 """
