@@ -67,6 +67,8 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         tail = CallTail(paths["log"])
         poll = (lambda: [progress.command(c) for c in tail.new_calls()]) if progress else None
         run = runner.run_script(script, root, env, paths["out"], timeout, poll=poll, log=paths["log"], trap=paths)
+        for call in tail.new_calls() if progress else ():  # what the last poll did not see, as rehearse_row does
+            progress.command(call)
         calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error
         leftovers = run.left + runner.reap_leftovers(calls)
         output = runner._tail(paths["out"], 15) if run.rc or run.timed_out else ""
