@@ -6,6 +6,7 @@ posting only when the repository variable SWEEPGATE_FAIL_ON_REGRESSION is "true"
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,117 @@ def test_the_comment_names_the_artifact_and_folder_the_workflow_uploads_the_char
     assert where and where[2] == name and where[3] == "https://github.com/o/r/actions/runs/2002#artifacts", line
     assert sorted(p.suffix for p in (root / where[1]).iterdir()) == [".png", ".svg"]
     assert "sweepgate-results/charts" not in line  # the runner's --plots path means nothing to a reader
+
+
+# --- the collect job's steps in order, as the runner takes them (s41r) -------------------------
+
+_CONTEXT = re.compile(r"\b(needs|steps)\.([\w-]+)\.(result|outputs\.\w+)")
+
+
+def condition(expr, ctx: dict, failed: bool = False) -> bool:
+    """A step's or job's `if:` as GitHub evaluates the forms run-sweep.yml uses: `needs.*` and `steps.*`
+    looked up in ``ctx`` ('' when not there), success()/failure()/always()/cancelled() (no run is
+    cancelled here; ``failed``: a step before failed), `!`, `&&`, `||`, `==`, `!=` on strings; one that
+    calls none of those four is `success() && (…)`, as GitHub takes it."""
+    text = "success()" if expr is None else str(expr).strip()
+    if text.startswith("${{") and text.endswith("}}"):
+        text = text[3:-2]
+    if not re.search(r"\b(success|failure|always|cancelled)\(\)", text):
+        text = f"success() && ({text})"
+    text = _CONTEXT.sub(lambda m: repr(ctx.get(m[0], "")), text)
+    text = re.sub(r"!(?!=)", " not ", text).replace("&&", " and ").replace("||", " or ")
+    funcs = {"success": lambda: not failed, "failure": lambda: failed, "always": lambda: True,
+             "cancelled": lambda: False}
+    return bool(eval(text, {"__builtins__": {}}, funcs))  # noqa: S307 - the workflow's own text
+
+
+def env_of(found: dict, values: dict) -> dict:
+    """The step's env with each `${{ … }}` replaced by ``values``' value for it (an unknown one fails)."""
+    out = {}
+    for name, value in (found.get("env") or {}).items():
+        value = str(value)
+        for expr in re.findall(r"\$\{\{\s*(.*?)\s*\}\}", value):
+            assert expr in values, f"{found.get('name')}: no value for ${{{{ {expr} }}}}"
+            value = value.replace(f"${{{{ {expr} }}}}", values[expr])
+        out[name] = value
+    return out
+
+
+def run_collect_job(tmp_path: Path, values: dict, ctx: dict) -> tuple[str, dict, list[str]]:
+    """The collect job's steps in order: each `if:` evaluated, each `run:` run in bash (but the
+    pip install of this very checkout, which the test's interpreter already has), the actions
+    (checkout, download-artifact: done by the caller; upload-artifact) noted as run. Returns the
+    job's result, its outputs and the steps that ran."""
+    job = JOBS["collect"]
+    ran, failed, outputs = [], False, {}
+    for found in job["steps"]:
+        name = found.get("name") or found["uses"].split("@", 1)[0]
+        if not condition(found.get("if"), ctx, failed):
+            continue
+        ran.append(name)
+        if "run" not in found or found["run"].strip() == "python -m pip install --quiet .":
+            continue
+        proc, outs = run_step(found, tmp_path, **env_of(found, values), GITHUB_RUN_ID="2002",
+                              GITHUB_STEP_SUMMARY=str(tmp_path / "step-summary.md"))
+        if found.get("id"):
+            ctx.update({f"steps.{found['id']}.outputs.{k}": v for k, v in outs.items()})
+        if proc.returncode != 0:
+            failed = True
+            ran[-1] += f" (failed: {proc.stderr.strip()})"
+    for key, value in job["outputs"].items():
+        m = re.fullmatch(r"\$\{\{\s*(steps\.[\w-]+\.outputs\.\w+)\s*\}\}", value)
+        outputs[key] = ctx.get(m[1], "") if m else value
+    return ("failure" if failed else "success"), outputs, ran
+
+
+@pytest.mark.parametrize("results, good", [('["success","success","failure","skipped"]', True),
+                                           ("not json", False)])
+def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, capsys, results, good):
+    """s41r: `ci collect` (the Summarize step) exited 1 when a benchmark job had failed, so the steps after
+    it (ingest, compare) were skipped and the comment job, which needs the collect job's success, never
+    ran: one failed job lost every other job's results and the PR comment. The collect job's steps as
+    the runner takes them, with two jobs that succeeded and one that failed (its sidecar uploaded, its
+    output not): the summary says the failure; ingest, compare (exit 3: failing=true), the upload run,
+    and the comment job runs, then fails the run or warns. A Summarize that cannot read RESULTS still
+    fails the job."""
+    from helpers import job, run_cli, vllm_output, write_job
+
+    (tmp_path / "utils").symlink_to(ROOT / "utils")  # the checkout's: Summarize runs with PYTHONPATH=utils
+    db = f"sqlite:///{tmp_path / 'team.db'}"
+    for n in range(5):  # main's last 5 runs of conc 4 and 8
+        for conc in (4, 8):
+            side = job(run_id=str(100 + n), row={**job()["row"], "conc": conc},
+                       finished=f"2026-01-0{n + 1}T12:00:00+00:00")
+            write_job(tmp_path / "main" / str(n), f"res_c{conc}", vllm_output(conc, output_throughput=409.6 + n,
+                      date=f"2026010{n + 1}-12000{conc}"), side)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "main"))
+    assert rc == 0, err
+    downloaded = tmp_path / "results"  # the bmk_* artifacts, merged as download-artifact does
+    for conc, status in ((4, "success"), (8, "failure")):
+        side = job(run_id="2002", row={**job()["row"], "conc": conc}, status=status, ref="refs/pull/7/merge",
+                   finished="2026-02-01T12:00:00+00:00")
+        write_job(downloaded, f"res_c{conc}", vllm_output(conc) if status == "success" else None, side)
+    values = {"toJSON(needs.*.result)": results, "secrets.SWEEPGATE_DB": db, "github.token": "",
+              "needs.decide.outputs.pr_number": "7"}
+    ctx = {"needs.decide.outputs.pr_number": "7"}
+    result, outputs, ran = run_collect_job(tmp_path, values, ctx)
+    upload = "actions/upload-artifact"
+    comment = JOBS["comment"]
+    needs = {"needs.decide.outputs.pr_number": "7", "needs.collect.result": result,
+             **{f"needs.collect.outputs.{k}": v for k, v in outputs.items()}}
+    if not good:  # bad RESULTS is an error of the workflow: seen, nothing after it runs but the upload
+        assert result == "failure" and ran[2].startswith("Summarize (failed: RESULTS:1: not valid JSON"), ran
+        assert ran[3:] == [upload], ran
+        assert not condition(comment["if"], needs)
+        return
+    assert result == "success", ran
+    assert [r.split(" (failed: ")[0] for r in ran] == [JOBS["collect"]["steps"][0]["name"], "actions/download-artifact", "Summarize",
+                                              "actions/setup-python", "Install sweepgate", "Ingest results",
+                                              "Compare with main", upload], ran
+    summary = (tmp_path / "step-summary.md").read_text()
+    assert "| failure | 1 |" in summary and "1 job failed" in summary, summary
+    assert (tmp_path / "sweepgate-results" / "results.jsonl").read_text().count('"2002"') >= 1
+    assert (tmp_path / "sweepgate-results" / "comment.md").read_text().startswith("<!--")
+    assert outputs == {"failing": "true"}
+    assert condition(comment["if"], needs)  # the comment job runs: it posts, then fails the run or warns
+    assert condition(comment["steps"][-1]["if"], needs)

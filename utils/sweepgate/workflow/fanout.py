@@ -338,7 +338,8 @@ def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
 
 
 def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
-    """Markdown summary of the run; ok is False when any needed job failed or was cancelled."""
+    """Markdown summary of the run; ok is False when any needed job failed or was cancelled (the summary
+    then says which, in a line of its own)."""
     counts: dict[str, int] = {}
     for result in results:
         counts[result] = counts.get(result, 0) + 1
@@ -350,6 +351,12 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     else:  # by hand without RESULTS (run-sweep.yml always names its jobs'): not an empty table
         lines.append(f"No job results to count: RESULTS is unset or `[]` ({fields.SWEEP_WORKFLOW} sets it to "
                      "`toJSON(needs.*.result)`, one result a job).")
+    if not ok:  # said here, not by the exit status: the steps after collect's summary still run on the rest
+        said = {"failure": "failed", "cancelled": "cancelled"}
+        bad = [f"{count(n, 'job')} {said.get(result, result)}" for result, n in sorted(counts.items())
+               if result not in ("success", "skipped")]
+        lines += ["", f"**{', '.join(bad)}**: the other jobs' results are still ingested and compared; "
+                      "those jobs mark the run as not successful."]
     sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]
     jobs = {name[:-len(jobfile.SUFFIX)] for name in sidecars}
     outputs = sorted(name for name in result_files if not name.endswith(jobfile.SUFFIX))
