@@ -616,8 +616,8 @@ def _window(job: dict, m: Measurement) -> tuple[float | None, float | None]:
 
 # Warnings of a GPU samples file itself (``_energies``): said once for all the outputs it is beside (``_said_once``):
 # samples refused, of fewer GPUs than the job's, MI200 package readings not the job's alone, samples that do not
-# cover the outputs' windows or outputs that state none (``_Uncovered``), outputs that count no output tokens
-# (``_Tokenless``): each of the last two one for all the outputs it names
+# cover the outputs' windows or outputs that state none (``_Uncovered``), benchmark outputs (not evals) that count
+# no output tokens (``_Tokenless``): each of the last two one for all the outputs it names
 SAMPLES_FILE_RULES = ("energy-samples", "energy-gpus", "energy-package", "energy-uncovered", "energy-tokens")
 _REFUSED, _FEWER, _PACKAGE, _UNCOVERED, _TOKENS = SAMPLES_FILE_RULES
 
@@ -665,8 +665,9 @@ def _energies(output: Path, job: sidecar.Job, measurements: list[Measurement],
     if late or open_:  # the output named once, with the span of its measurements' windows
         found.append(_Uncovered(csv_path, series, [(output.name, min(w[0] for w in late), max(w[1] for w in late))]
                                 if late else [], [(output.name, _lacks(open_[0]))] if open_ else []))
-    if any(joules is not None and derive.output_tokens(derive.measured(m.metrics)) is None
+    if any(joules is not None and not m.evals and derive.output_tokens(derive.measured(m.metrics)) is None
            and not derive.is_failed_run(m.metrics, m.evals) for m, joules in zip(measurements, energies)):
+        # an eval's record holds scores, never an energy figure: no tokens are to be counted there
         found.append(_Tokenless(csv_path, [output.name]))  # the joules, with no count to divide them by
     return energies, column
 
