@@ -85,9 +85,8 @@ def test_a_mistyped_where_field_is_offered_every_field_as_close(make_repo):
 def test_a_listed_label_holding_the_runner_whole_is_offered_first():
     labels = ["b300", "cluster:b300-nv", "cluster:gb300-nv", "gb300", "h200"]
     d = plan.unknown_runner("gb300-nv", labels, ("configs/nvidia-master.yaml", 5, 3))
-    assert d.hint.startswith("did you mean 'cluster:gb300-nv'? Use a listed label (close to it: cluster:gb300-nv, "
-                             "gb300"), d.hint
+    assert d.hint.startswith("did you mean 'cluster:gb300-nv' (or gb300"), d.hint
     # none holding it: the closest, as before
     d = plan.unknown_runner("b300-nvv", labels, ("configs/nvidia-master.yaml", 5, 3))
-    assert d.hint.startswith("did you mean 'b300'? Use a listed label (close to it: b300, gb300, "), d.hint
+    assert d.hint.startswith("did you mean 'b300' (or gb300, "), d.hint
 

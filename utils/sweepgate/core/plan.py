@@ -17,6 +17,7 @@ The plan object is CONTRACTS section 4 (extended); ``core.report`` renders it.
 from __future__ import annotations
 
 import functools
+import re
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
@@ -356,20 +357,35 @@ def unknown_runner(label: str, labels, where: tuple[str, int, int], *, whose: st
     """The one wording of a runner label that configs/runners.yaml does not list, for `plan` (``whose``: "the
     base's ", the file `ci split --runners` reads on main), `preflight` and `rehearse` alike: a warning at
     ``where`` (the config's `runner:` line), its fix naming the listed labels close to it, else those the
-    file lists, so that a fix is named either way. A listed label that holds ``label`` whole comes first
-    (`gb300-nv`: `cluster:gb300-nv`, not the closer-spelt `gb300`)."""
+    file lists, so that a fix is named either way. A listed label that holds ``label`` as a whole run of its
+    parts (``_holds``) comes first (`gb300-nv`: `cluster:gb300-nv`, not the closer-spelt `gb300`); each label
+    is named once."""
     import difflib
 
     labels = sorted(labels)
-    close = [known for known in labels if label and label in known]
+    close = [known for known in labels if _holds(known, label)]
     close = (close + [c for c in difflib.get_close_matches(label, labels, n=3) if c not in close])[:3]
-    use = (f"did you mean '{close[0]}'? Use a listed label (close to it: {', '.join(close)})" if close
+    also = f" (or {', '.join(close[1:])})" if close[1:] else ""
+    use = (f"did you mean '{close[0]}'{also}? Use a listed label" if close
            else f"use a listed label ({_short(labels)})")  # none close: the labels there are
     return Diagnostic(
         *where, F.UNKNOWN_RUNNER_RULE,
         f"runner label '{label}' is not in {whose}{F.RUNNERS_FILE}: `ci split --runners` will refuse the sweep",
         f"{use}, or add the runner to {F.RUNNERS_FILE} on main first (a PR cannot add GPU runners)",
         severity="warning")
+
+
+_LABEL_PARTS = re.compile(r"[-:]")  # a runner label's parts: `cluster:gb300-nv` is cluster, gb300, nv
+_HELD_WHOLE = 3  # the fewest characters a given label must have to be offered a listed one holding it
+
+
+def _holds(known: str, label: str) -> bool:
+    """Whether listed label ``known`` holds ``label`` as a whole run of its dash/colon-separated parts, of
+    ``_HELD_WHOLE`` characters or more (`gb300-nv` in `cluster:gb300-nv`; not `x` in `cluster:mi355x-amds`)."""
+    if len(label) < _HELD_WHOLE:
+        return False
+    mine, theirs = _LABEL_PARTS.split(label), _LABEL_PARTS.split(known)
+    return any(theirs[i:i + len(mine)] == mine for i in range(len(theirs) - len(mine) + 1))
 
 
 def unplaced_runners(base: RecipeSet, matrix: dict, head: RecipeSet) -> list[Diagnostic]:
