@@ -13,7 +13,9 @@ from conftest import CHANGELOG
 from sweepgate import cli
 
 HINT = "git commit --no-verify"
-BAD = CHANGELOG + "\n- config-keys:\n    - dsr1-fp4-b300-vlm\n  description:\n    - \"x\"\n" \
+# an import: two empty lines between entries, as InferenceX's history has (s41s: the way out follows the
+# refusals an import causes, not an entry's own mistake alone)
+BAD = CHANGELOG + "\n\n- config-keys:\n    - dsr1-fp4-b300-vlm\n  description:\n    - \"x\"\n" \
                   "  pr-link: https://github.com/acme/bench/pull/5\n"
 
 

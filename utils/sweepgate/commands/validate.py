@@ -14,9 +14,11 @@ import sys
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.errors import emit
-from sweepgate.core.gate import GateOptions, validate
+from sweepgate.core.gate import (COPIED_ENTRY_RULE, FINAL_NEWLINE_RULE, REPEATED_KEY_RULE, SEPARATOR_RULE,
+                                 WHITESPACE_LINE_RULE, GateOptions, validate)
 from sweepgate.core.report import count
 from sweepgate.core.github import owner_name
+from sweepgate.core.prlinks import PR_LINK
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on success, append 'entries=N' and 'matrix=true|false' (whether the matrix "
                              "step has entries to expand) to $GITHUB_OUTPUT (else stdout), so a workflow "
                              "runs the matrix only when the changelog gained entries")
+
+
+# The refusals an existing changelog imported by a first commit earns against the empty history before it: its
+# own layout (empty lines, whitespace lines, its last newline), entries repeated or mixed, links since refused
+IMPORT_RULES = frozenset({SEPARATOR_RULE, WHITESPACE_LINE_RULE, FINAL_NEWLINE_RULE, COPIED_ENTRY_RULE,
+                          REPEATED_KEY_RULE, F.APPEND_ONLY_MIXED_RULE, PR_LINK})
 
 
 def _write_outputs(outcome) -> None:
@@ -74,6 +82,17 @@ def _staged_base(git) -> str:
     return base or unborn_base(git) or "HEAD"
 
 
+def _imported(problems: list) -> bool:
+    """Whether refusals before a first commit are those an imported changelog causes, checked against the empty
+    history (``IMPORT_RULES``: its layout, copied or mixed entries, old pr-links), and none an entry's own mistake
+    (schema, YAML, a file's bytes: every other rule). A key naming no config is either (an old entry's config
+    since removed, or a typo): it neither brings the way out nor keeps it away; nor does a warning."""
+    from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY
+
+    errors = [d.rule for d in problems if d.severity != "warning" and d.rule != UNKNOWN_CONFIG_KEY]
+    return bool(errors) and all(rule in IMPORT_RULES for rule in errors)
+
+
 def _refused(git, args, changelog: str, problems: list) -> int:
     """Print every problem (stderr) and each file's total (stdout); exit 1. Before a first commit, checked
     against the empty history, one more stdout line gives the way out for importing an existing changelog."""
@@ -87,7 +106,8 @@ def _refused(git, args, changelog: str, problems: list) -> int:
     for file in Counter(d.file for d in problems):
         n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
         print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
-    if args.staged and not args.base_ref and not git.commit_of("HEAD"):  # docs/changelog-rules.md, *pre-commit*
+    if args.staged and not args.base_ref and _imported(problems) and not git.commit_of("HEAD"):
+        # docs/changelog-rules.md, *pre-commit*
         print(f"{changelog}: checked as this repository's first commit, against the empty history before it, "
               "so every entry is new; a first commit that imports an existing changelog is no change to gate: "
               "make it with git commit --no-verify")
