@@ -35,7 +35,7 @@ REHEARSAL = "rehearsal"
 RUN_IDENTITY = "run-identity"  # core.identity.run_identity of the row and the files the job ran
 JOB_KEYS = (CONFIG_KEY, RUN_ID, ATTEMPT, COMMIT, REF, RUNNER_NAME, STARTED, FINISHED, STATUS, REHEARSAL,
             RUN_IDENTITY)
-STATUSES = ("success", "failure", "cancelled")
+SUCCESS, FAILURE, CANCELLED = STATUSES = ("success", "failure", "cancelled")  # a job's status, named once
 
 
 # What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix

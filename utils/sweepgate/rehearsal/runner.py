@@ -1720,7 +1720,8 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     problems = verdict(row, env, paths, run, timeout, root, script)
     if paths["results"].is_dir():  # else the script did away with it: verdict says so
         try:
-            write_sidecar(row, env, paths, work, started_at, "failure" if problems else "success", **(job or {}))
+            write_sidecar(row, env, paths, work, started_at, jobfile.FAILURE if problems else jobfile.SUCCESS,
+                          **(job or {}))
         except SweepgateError as exc:
             said = exc.diagnostics[0]
             problems.append(f"cannot write the job sidecar: {said.message}{f'; {said.hint}' if said.hint else ''}")

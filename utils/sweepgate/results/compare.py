@@ -306,7 +306,7 @@ def is_eval_result(rec: dict) -> bool:
 
 def job_failed(rec: dict) -> bool:
     """Whether the job behind ``rec`` failed or was cancelled (no figures of it are judged)."""
-    return rec.get(R.STATUS, "success") != "success"
+    return rec.get(R.STATUS, R.SUCCESS) != R.SUCCESS
 
 
 def measured(rec: dict) -> bool:

@@ -1072,13 +1072,13 @@ def orphan_record(side: Path, warnings: list | None = None, name: str | None = N
     sidecar that says success is stored so too, with a warning (its output went missing). ``name``:
     the result name of the job's output it stands for, cut short (default: the job's own)."""
     job = sidecar.read(side)
-    if job.job[R.STATUS] == "success" and warnings is not None:
+    if job.job[R.STATUS] == R.SUCCESS and warnings is not None:
         lost = Diagnostic(str(side), 0, 0, MISSING_OUTPUT,
                           "warning: the job says success but left no result file; stored as a failure",
                           "check that the job's upload included its $RESULT_FILENAME.json", severity="warning")
         jsonio.place([lost], side.read_text(encoding="utf-8", errors="replace"), str(side))  # where it starts
         warnings.append(lost)
-    status = job.job[R.STATUS] if job.job[R.STATUS] != "success" else "failure"
+    status = job.job[R.STATUS] if job.job[R.STATUS] != R.SUCCESS else R.FAILURE
     job.job[R.STATUS] = status
     # An eval-only job's failure is its eval's: filed with eval scores, never over the point's throughput;
     # so is a throughput+eval job's X-eval.json cut short (evalb30: it read as the point's throughput failed).

@@ -284,11 +284,11 @@ def _identity(m: Measurement, row: dict | None) -> dict:
 
 
 def _status(m: Measurement, job: dict, metrics: dict) -> str:
-    if job.get(R.STATUS) in ("failure", "cancelled"):
+    if job.get(R.STATUS) in (R.FAILURE, R.CANCELLED):
         return job[R.STATUS]
     if m.cancelled or derive.is_failed_run(metrics, m.evals):
-        return "failure"
-    return "success"
+        return R.FAILURE
+    return R.SUCCESS
 
 
 COUNTS = (R.COMPLETED, R.FAILED, R.TOTAL_INPUT_TOKENS, R.TOTAL_OUTPUT_TOKENS)  # whole numbers in any client's output

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
     ATTEMPT, COMMIT, CONFIG_KEY, FINISHED, JOB_KEYS, REF, REHEARSAL, RUN_ID, RUN_IDENTITY, RUNNER_NAME, STARTED,
-    STATUS, STATUSES,
+    STATUS, STATUSES, SUCCESS, FAILURE, CANCELLED,
 )
 from sweepgate.core.jobfile import EVAL_SUFFIX
 from sweepgate.core.metrics import (  # noqa: F401 - the metric names belong to every result

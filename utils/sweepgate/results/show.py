@@ -257,7 +257,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     for header, field in columns:
         numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
-    styles = [None if rec.get(R.STATUS) == "success" else "red" for rec in records]
+    styles = [None if rec.get(R.STATUS) == R.SUCCESS else "red" for rec in records]  # every stored record states one
     for row, style in zip(cells, styles):  # plain: a file name or a model is shown as written, never markup
         tbl.add_row(*map(plain, row), style=style)
     if fits(console, tbl):

@@ -1729,7 +1729,7 @@ def _measured(before: R.Past | None, succeeded: bool, include_rehearsals: bool) 
 
 def _succeeded() -> list:
     """The condition of the rows of jobs that succeeded: ``compare.measured`` in SQL."""
-    return [results.c.status == "success"]
+    return [results.c.status == R.SUCCESS]
 
 
 def _real_only(include_rehearsals: bool) -> list:

@@ -38,7 +38,7 @@ def baseline_history(records: list[dict], ref: str, *, runs: int = DEFAULT_RUNS,
     out = []
     for run in range(1, runs + 1):
         for rec in records:
-            if rec.get(R.STATUS) != "success" or not rec.get(R.METRICS):  # failures, eval scores
+            if rec.get(R.STATUS) != R.SUCCESS or not rec.get(R.METRICS):  # failures, eval scores
                 continue
             copied = copy.deepcopy(rec)
             copied.update({R.RUN_ID: f"{RUN_PREFIX}{run}", R.ATTEMPT: 1, R.REF: ref, R.REHEARSAL: True,
