@@ -1009,7 +1009,7 @@ def test_a_misspelt_runner_label_gets_the_nearest_listed_one(fleet):
     p = make(fleet, {"configs/nvidia-master.yaml": master,
                      "perf-changelog.yaml": fleet.append_changelog(entry(DSR1, pr=5))})
     (w,) = rules(p, "unknown-runner")
-    assert w["hint"].startswith("did you mean 'cluster:b300-nv'?"), w
+    assert w["hint"].startswith("did you mean 'cluster:b300-nv' (or cluster:gb200-nv)? Use a listed label, "), w
 
 
 def test_a_row_label_no_head_config_names_stands_at_the_base_s_labels_line(fleet):
