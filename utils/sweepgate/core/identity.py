@@ -175,13 +175,15 @@ def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | No
     ``tail_files`` of them all. ``as_run``: a row with no benchmark script runs its launchers alone
     (``support_files(scripted=False)``), as the plan's recipes count it (``recipe_files``)."""
     script = resolve_script(script_candidates(row), blobs)
+    tracked = tracked if tracked is not None else _held(blobs)
     folders: dict[str, list] = {}
-    own = _started(folders, script, blobs) if script else []
+    own = _started(folders, script, blobs, tracked=tracked) if script else []
     support = support_files(row, runners, scripted=script is not None or not as_run)
     files = dict.fromkeys([*own, *support])
     for path in support:
-        files.update(dict.fromkeys(helper for helper in _started(folders, path, blobs) if helper not in files))
-    return tail_files(list(files), blobs, tracked if tracked is not None else _held(blobs), folders)
+        files.update(dict.fromkeys(helper for helper in _started(folders, path, blobs, tracked=tracked)
+                                   if helper not in files))
+    return tail_files(list(files), blobs, tracked, folders)
 
 
 class Files(list):
@@ -190,15 +192,29 @@ class Files(list):
     folders: dict[str, list]
 
 
-def _started(folders: dict[str, list], path: str, blobs: Blobs, cwd=TOP_CWD) -> list[str]:
+def _started(folders: dict[str, list], path: str, blobs: Blobs, cwd=TOP_CWD, *, tracked: Tracked | None = None
+             ) -> list[str]:
     """``path`` run from the working folder ``cwd`` and the helpers it sources (``recipes.helper_folders``), each
     with how it is read (``recipes.Start``: the folder it starts in, where the files it sources leave it) noted in
-    ``folders``."""
-    helpers = helper_folders(path, blobs, cwd)
+    ``folders``. A file it runs that the checkout has not is among them when a link or submodule of ``tracked`` is on
+    its way (``_through``: ``tail_files`` follows it there)."""
+    helpers = helper_folders(path, blobs, cwd, _through(tracked) if tracked is not None else None)
     for each, starts in [(path, [started(path, blobs, cwd)]), *helpers.items()]:
         have = folders.setdefault(each, [])
         have.extend(start for start in starts if start not in have)
     return [path, *helpers]
+
+
+def _through(tracked: Tracked) -> Callable[[str], bool]:
+    """Whether a path the checkout has not goes through one of ``tracked``'s symbolic links or submodules (`bench/x.sh`
+    with bench a link to a folder, `vendor/tools/t.py` with vendor/tools a submodule), each listed when first asked."""
+    heads: list[str] = []
+
+    def through(path: str) -> bool:
+        if not heads:
+            heads.extend(f"{head}/" for head in [*tracked.symlinks(), *tracked.gitlinks()] or [""])
+        return any(head and path.startswith(head) for head in heads)
+    return through
 
 
 def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list] | None = None) -> Files:
@@ -234,7 +250,9 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         _read_tails(tails, take, blobs, tracked, folders)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
-                reached, escaped = _reached(path, blobs, tracked, lambda found: _read_at(folders, found, blobs))
+                reached, escaped = _reached(path, blobs, tracked, lambda found: [
+                    got for start in folders.get(path) or [(TOP_CWD, ())]
+                    for got in _read_at(folders, found, blobs, start[0], tracked)])
                 take(reached)
                 if escaped:
                     tailed = True
@@ -279,21 +297,23 @@ def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Bl
         seen.add((rest, from_top, site))
         take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
         for path in tracked.may_be(rest):
-            take(_read_at(folders, path, blobs, site))
+            take(_read_at(folders, path, blobs, site, tracked))
         names = rest.split("/")
         for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
             for k in range(1, len(names)):
                 if _along(link, "/".join(names[:k])):
                     reached, escaped = _reached(f"{link}/{'/'.join(names[k:])}", blobs, tracked,
-                                                lambda path: _read_at(folders, path, blobs, site))
+                                                lambda path: _read_at(folders, path, blobs, site, tracked))
                     take([link, *reached])
                     tails += [(escaped, False, site)] if escaped else []  # out of the checkout: it may come back
 
 
-def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD) -> list[str]:
+def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD, tracked: Tracked | None = None
+             ) -> list[str]:
     """A tracked file a `source` reads from the working folder ``site`` and what it sources (``_started``; the
     whole library for ``benchmark_lib.sh`` or a part)."""
-    return list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES else _started(folders, path, blobs, site)
+    return (list(F.BENCHMARK_LIB_FILES) if path in F.BENCHMARK_LIB_FILES
+            else _started(folders, path, blobs, site, tracked=tracked))
 
 
 LINK_HOPS = 40  # symbolic links followed on one path at most (Linux's own limit): past it, no file is read
@@ -422,7 +442,7 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
     tracked = tracked if tracked is not None else _tracked(read, blobs)
     while True:  # the tracked files a `source` may read (and what they source), each round reads one more at least
         folders: dict[str, list] = {}
-        heard = [path for start in starts if start for path in _started(folders, start, blobs)]
+        heard = [path for start in starts if start for path in _started(folders, start, blobs, tracked=tracked)]
         missing = [path for path in tail_files(heard, blobs, tracked, folders) if path not in blobs]
         if not missing:
             return blobs

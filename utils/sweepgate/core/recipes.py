@@ -139,14 +139,17 @@ def sourced_helpers(script: str | None, blobs: dict[str, bytes | None], cwd: she
 Start = tuple
 
 
-def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD
-                   ) -> dict[str, list[Start]]:
+def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,
+                   reached: Callable[[str], bool] | None = None) -> dict[str, list[Start]]:
     """``sourced_helpers`` of ``script`` (started in ``cwd``), each with how it is read (``Start``): a file sourced
     runs in the same shell, so its relative paths, `$PWD` and `$(pwd)` are from the folder at the `source`
     (`cd b; source ./h.sh`: h.sh's `source x.sh` is b/x.sh), a checkout path (TOP, folder), or None where only the run
     knows it (every tracked file ending in its names is read then, ``tail_sources``); and where it leaves the working
     folder is where the file that sourced it goes on (`source ./h.sh` where h.sh runs `cd sub`: a `source y.sh` after
-    it is sub/y.sh). A file run or read beside the script (no `source`) starts at the top, as before."""
+    it is sub/y.sh). A file run (`bash x.sh`, `python3 "$(dirname "$0")/t.py"`) starts in the working folder at the run
+    as well, a new process: where it leaves the working folder is its own. A file run that the checkout has not is
+    dropped (an image's own), unless ``reached`` (a path the checkout has not -> whether a tracked link to a folder or
+    a submodule is on its way: ``identity.tail_files`` follows it there) says it may be."""
     found: dict[str, list] = {}
     ends: dict = {}
     first = started(script, blobs, cwd, ends) if script else None
@@ -165,11 +168,17 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
             sourced = [(_helper(each, beside, from_top), _site(each, site), running)
                        for (_, beside, from_top), site in zip(_relative(read.sourced), read.sites)
                        for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
-            named = [(_helper(each, beside, from_top), TOP_CWD, None)
-                     for _, beside, from_top in _relative(read.named) for each in (folders if beside else [folder])]
-            # a file run from the checkout's top, where the checkout has it (`python3 x.py` may run the image's own)
-            named += [(path, TOP_CWD, None) for _, (_, path) in read.ran
-                      if path not in blobs or blobs[path] is not None]
+            # a file named or run beside the script: a new process, from the working folder there
+            named = [(_helper(each, beside, from_top), _site(each, site), None)
+                     for (_, beside, from_top), site in zip(_relative(read.named), read.named_sites)
+                     for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
+            # a file run, where the checkout has it (`python3 x.py` may run the image's own) or may through a tracked
+            # link or a submodule on its way (``reached``); from the working folder there
+            named += [(helper, site, None) for helper, site in
+                      ((_helper(each, beside, from_top), _site(each, site))
+                       for (_, beside, from_top), site in zip(_relative(read.ran), read.ran_sites)
+                       for each in (folders if beside or (site and site[0] == FOLDER) else [folder]))
+                      if helper not in blobs or blobs[helper] is not None or reached is not None and reached(helper)]
             named = [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
                       posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
             if (target := link_target(path, blobs.get(path))) is not None:
@@ -276,8 +285,8 @@ def _absent(folder: str, read: shellwords.Reading, blobs: dict[str, bytes | None
     if (held := ends.get(("folders",))) is None:
         held = ends["folders",] = {part for p, blob in blobs.items() if blob is not None
                                    for part in _folders_of(p)}
-    named = [_helper(folder, beside, top) for _, beside, top in _relative(read.sourced + read.named)]
-    unread = [path for path in [*named, *(path for _, (_, path) in read.ran)] if path not in blobs]
+    named = [_helper(folder, beside, top) for _, beside, top in _relative(read.sourced + read.named + read.ran)]
+    unread = [path for path in named if path not in blobs]
     return frozenset(place for place, at in went.items()
                      if at not in held and not any(path.startswith(at + "/") for path in unread))
 

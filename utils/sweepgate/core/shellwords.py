@@ -50,10 +50,12 @@ spelling of a place above, anywhere in the text, with a path after it (`python3 
 relative path with a `/` where the working folder is the script's or one under it); the value of
 a variable that is then used as a folder (`B="$ROOT/benchmarks"`, then `"$B/client.py"`) names no file itself. And the
 files it runs by a path from the working folder in the checkout (``Reading.ran``: `python3 shared/tool.py`, `bash "$S"`,
-`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`, through a wrapper or on standard input, `timeout 60 bash x.sh`,
-`bash < x.sh`: a script's path written anywhere but a comment; ``Reading.ran_from_workspace``: the path after
-`$GITHUB_WORKSPACE/`, read as any tracked file ending so where a file of the job moves the workspace), and those it runs
-by a path whose start only the run knows but whose end is written (``Reading.ran_tails``: `bash "$D/x.sh"`).
+`bash "$GITHUB_WORKSPACE/x.sh"`, `./tools/run.sh`, in a command string too, through a wrapper or on standard input,
+`timeout 60 bash x.sh`, `bash < x.sh`: a script's path written anywhere but a comment; ``Reading.ran_from_workspace``:
+the path after `$GITHUB_WORKSPACE/`, read as any tracked file ending so where a file of the job moves the workspace),
+and those it runs by a path whose start only the run knows but whose end is written (``Reading.ran_tails``: `bash
+"$D/x.sh"`), each with the working folder at the run, where the file starts (``Reading.ran_sites``,
+``Reading.ran_tail_sites``; so for ``Reading.named``, ``Reading.named_sites``).
 """
 
 from __future__ import annotations
@@ -241,8 +243,14 @@ class Reading:
     sourced: list[tuple[int, Place]] = field(default_factory=list)
     assigned: list[tuple[str, Place | None, int, int]] = field(default_factory=list)
     named: list[tuple[int, Place]] = field(default_factory=list)
-    # each file run from the checkout's top (``_ran``): an offset, its place (TOP)
+    # the working folder at each path of ``named``, in the same order (None: only the run knows it): where a file run
+    # by it starts
+    named_sites: list[Place | None] = field(default_factory=list)
+    # each file run by a path from the working folder (``_ran``): an offset, its place (TOP, or FOLDER)
     ran: list[tuple[int, Place]] = field(default_factory=list)
+    # the working folder at each run of ``ran``, in the same order (None: only the run knows it): where the file starts,
+    # as bash runs it there (``recipes.sourced_helpers`` reads its relative paths from there, as a file sourced there)
+    ran_sites: list[Place | None] = field(default_factory=list)
     # each file run from the workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, in ``ran`` from the top too): an offset, the
     # path after it (no `..`); where a file of the job moves the workspace (``moves_workspace``), any tracked file
     # ending so may be the one run (``recipes.ran_from_workspace``). Not ``ran_tails``, read whatever the job sets
@@ -286,9 +294,9 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     one may fail (bash goes on where it was, unless `set -e`), or go to a folder the run made (`mkdir -p out; cd out`),
     so the working folder after it is either (``_either``: mostly one only the run knows)."""
     parts = shellcode.parts(text)
-    read = _read(text, {} if cwd == (TOP, "") else {_CWD: cwd}, 0, False, dict(moves), parts, dict(sets), absent)
-    read.named = _named(text, read.assigned, read.moved)
-    read.ran = _ran(text, parts[0], read.assigned, read.moved, cwd, read, parts[2])
+    start = {} if cwd == (TOP, "") else {_CWD: cwd}
+    read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent)
+    read.named, read.named_sites = _named(text, read.assigned, read.moved, start)
     return read
 
 
@@ -304,6 +312,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
+    _ran(text, code, read, variables or {}, literal)
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -318,6 +327,11 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.tail_sites += sub.tail_sites
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
             read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
+            read.ran += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.ran]
+            read.ran_sites += sub.ran_sites
+            read.ran_from_workspace += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_from_workspace]
+            read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_tails]
+            read.ran_tail_sites += sub.ran_tail_sites
     return read
 
 
@@ -1091,15 +1105,18 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
 
 
 def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
-           moved: list[tuple[int, Place | None, int]]) -> list[tuple[int, Place]]:
+           moved: list[tuple[int, Place | None, int]], start: dict[str, Place | None] | None = None
+           ) -> tuple[list[tuple[int, Place]], list[Place | None]]:
     """Each path ``text`` names from the script's folder outside `source` (``Reading.named``): by a spelling of a place
     (`$PWD` and `$(pwd)` the working folder where they stand, ``moved``), or by a relative path written out where the
-    working folder is the script's or one under it (`cd "$(dirname "$0")"`, then `python3 ./client.py`)."""
+    working folder is the script's or one under it (`cd "$(dirname "$0")"`, then `python3 ./client.py`); and the
+    working folder at each (``Reading.named_sites``: the one a relative path is read from, else the one there, ``start``
+    at the text's start)."""
     found, variables, done, at = [], {}, 0, 0  # done: the assignments in force at `at`
     assigned = sorted(assigned, key=lambda a: a[3])
     for m in _RELATIVE_PATH.finditer(text) if any(place and place[0] == FOLDER for _, place, _ in moved) else ():
-        found += [(m.start(), (FOLDER, posixpath.normpath(posixpath.join(cwd[1], m.group()))), None)
-                  for cwd in _cwds_at(moved, m.start()) if cwd and cwd[0] == FOLDER]
+        found += [(m.start(), (FOLDER, posixpath.normpath(posixpath.join(cwd[1], m.group()))), None, cwd)
+                  for cwd in _cwds_at(moved, m.start(), start) if cwd and cwd[0] == FOLDER]
     while m := _HEAD.search(text, at):
         while done < len(assigned) and assigned[done][3] <= m.start():
             variables[assigned[done][0]] = assigned[done][1]
@@ -1107,40 +1124,42 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
         head, rest, skip = _spelled(text, m.start())
         deep = head.count("$(") > _DEPTH
         places = []
-        for variables[_CWD] in _cwds_at(moved, m.start()) if head and not deep else ():
+        for variables[_CWD] in _cwds_at(moved, m.start(), start) if head and not deep else ():
             place = _place(head.replace('"', "").replace("'", "") + rest, variables)
             places += [place] if place and place not in places else []
         at = m.start() + (len(head) + len(rest) if places or deep else skip)
         if rest.strip("/"):
-            found += [(m.start(), place, _VARIABLE.match(head)) for place in places]
+            found += [(m.start(), place, _VARIABLE.match(head), _cwd_at(moved, m.start(), start or {}))
+                      for place in places]
     found.sort(key=lambda f: f[0])
-    folders = {v[1] or v[2] for _, _, v in found if v}  # variables used with a path after them
+    folders = {v[1] or v[2] for _, _, v, _ in found if v}  # variables used with a path after them
     spans = [(start, end) for name, _, start, end in assigned if name in folders and start < end]  # in order, apart
     starts = [start for start, _ in spans]
 
     def in_a_folder_value(at: int) -> bool:
         k = bisect.bisect_right(starts, at) - 1
         return k >= 0 and at < spans[k][1]
-    return [(at, place) for at, place, _ in found if place[0] == FOLDER
+    kept = [(at, place, cwd) for at, place, _, cwd in found if place[0] == FOLDER
             and posixpath.basename(place[1]) not in ("", ".", "..") and not in_a_folder_value(at)]
+    return [(at, place) for at, place, _ in kept], [cwd for _, _, cwd in kept]
 
 
-def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]],
-         moved: list[tuple[int, Place | None, int]], cwd: Place | None, read: Reading,
-         literal: list[tuple[int, int]] = ()) -> list[tuple[int, Place]]:
-    """Each file ``text`` runs by a path from the working folder where that is in the checkout (``Reading.ran``): the
-    first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`, `bash "$S"` with
-    `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a `/`
-    (`tools/run.sh`, `"$D/x.sh"`) where a command begins, and a script's path written out anywhere but in a comment,
+def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
+         literal: list[tuple[int, int]] = ()) -> None:
+    """Each file ``text`` runs by a path from the working folder, into ``read`` (its ``assigned`` and ``moved`` read
+    already): the first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`,
+    `bash "$S"` with `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a
+    `/` (`tools/run.sh`, `"$D/x.sh"`) where a command begins, and a script's path written out anywhere but in a comment,
     in a pipeline with an interpreter (``_SCRIPT_NAMED``: `bash < x.sh`, `echo x.sh | xargs bash`; ``literal``:
-    ``shellcode.parts``' spans); read from
-    the working folder there (``cwd`` at the text's start, a `cd` since, ``_cwds_at``). A path outside the checkout (an
-    absolute path, `$HOME`) is none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
-    none of the text's or set by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes
-    to ``read.ran_tails``, every tracked file ending so (``_ran_tail``). One from the workspace is from the top,
-    and its path after the workspace goes to ``read.ran_from_workspace`` too. ``code``: ``text``'s code
-    (``shellcode.parts``)."""
-    start = {} if cwd == (TOP, "") else {_CWD: cwd}
+    ``shellcode.parts``' spans); read from the working folder there (``start``: the variables in force at the text's
+    start, the working folder among them; a `cd` since, ``_cwds_at``) into ``Reading.ran``, each with that working
+    folder (``Reading.ran_sites``: where the file starts). A path outside the checkout (an absolute path, `$HOME`) is
+    none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D none of the text's or set
+    by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes to ``Reading.ran_tails``
+    (and its working folder to ``Reading.ran_tail_sites``), every tracked file ending so (``_ran_tail``). One from the
+    workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. ``code``:
+    ``text``'s code (``shellcode.parts``)."""
+    assigned, moved = read.assigned, read.moved
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
              if (gap := _BLANKS.match(text, m.end()))
              and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
@@ -1155,24 +1174,33 @@ def _ran(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]
               if not any(begin <= m.start() < end for begin, end in comments)
               and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
               and _with_an_interpreter(text, ends, m.start(), m.end())]
-    found: list[tuple[int, Place]] = []
+    found: dict[tuple[int, Place, Place | None], None] = {}
+    tails: dict[tuple[int, str, Place | None], None] = {}
     for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
+        here = _cwd_at(moved, at, start)
         if m := _WORKSPACE.match(bare):
-            places = [(TOP, posixpath.normpath(bare[m.end():].lstrip("/")))] if _REST.fullmatch(bare[m.end():]) else []
-            read.ran_from_workspace += [(at, places[0][1])] if places and not places[0][1].startswith("..") else []
+            places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), here)] if _REST.fullmatch(
+                bare[m.end():]) else []
+            read.ran_from_workspace += [(at, places[0][0][1])] if places and not places[0][0][1].startswith("..") else []
         else:
             variables = _in_force(assigned, at, start)
             places = []
-            for variables[_CWD] in _cwds_at(moved, at, start):
+            # where the run may be in the script's folder or one under it, each (``_cwds_at``), and the folder there
+            for variables[_CWD] in dict.fromkeys([*_cwds_at(moved, at, start), here]):
                 place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
-                places.append(place)
+                places.append((place, variables[_CWD]))
                 if tail := _ran_tail(word, place):
-                    read.ran_tails.append((at, tail))
-                    read.ran_tail_sites.append(variables[_CWD])
-        found += [(at, place) for place in dict.fromkeys(places) if place and place[0] == TOP
-                  and posixpath.basename(place[1]) not in ("", ".", "..") and not place[1].startswith("../")]
-    return found
+                    tails[at, tail, variables[_CWD]] = None
+        found.update(((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
+                     and posixpath.basename(place[1]) not in ("", ".", "..")
+                     and not (place[0] == TOP and place[1].startswith("../")))
+    for at, place, cwd in found:
+        read.ran.append((at, place))
+        read.ran_sites.append(cwd)
+    for at, tail, cwd in tails:
+        read.ran_tails.append((at, tail))
+        read.ran_tail_sites.append(cwd)
 
 
 def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:

@@ -1,0 +1,125 @@
+"""s41j: a file a launcher runs (not sources) was read as if it started at the checkout's top, or dropped.
+
+Since s40ff a file run by a path from the working folder is hashed (``Reading.ran``). But bash runs it from the working
+folder at the run, and the run identity read it from the top: `cd b; bash x.sh` with x.sh's `source y.sh` hashed y.sh,
+where bash reads b/y.sh, so an edit to b/y.sh kept the identity (stale reuse); so did `cd "$(dirname "$0")"; bash
+./x.sh`, the common way. A file run where only the run knows the working folder (`cd "$GITHUB_WORKSPACE"; python3
+utils/t.py`, a command string or a function after a `cd`) was dropped, and so was one run through a tracked link to a
+folder (`bash bench/x.sh`, bench -> shared) or inside a submodule (`python3 vendor/tools/t.py`), where a `source` of the
+same path is followed. A file run now starts where the run is, and is followed as a file sourced there is.
+
+Each case runs real bash in a real git checkout: every file bash reads is then hashed (an edit, or a bump of the
+submodule holding it, changes the identity)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import GitRepo
+from test_reuse import M_ROW
+from test_unknown_prefix_s39u import _checkout, _identity
+
+from sweepgate.core import identity
+
+LAUNCHER = identity.launcher_files(M_ROW["runner"], {})[0]
+HERE = os.path.dirname(LAUNCHER)
+
+
+def _says(path: str) -> str:
+    return f"print('read:{path}')\n" if path.endswith(".py") else f"echo read:{path}\n"
+
+
+def _read_by_bash(repo: GitRepo) -> list[str]:
+    """The files bash reads when the launcher runs from the checkout's top, the workspace being the checkout."""
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path)}).stdout
+    return [line.split(":", 1)[1] for line in out.splitlines() if line.startswith("read:")]
+
+
+# each: the launcher's lines, the files (path -> what it does after saying it was read), the files bash reads
+RUN_FROM_THE_WORKING_FOLDER = {
+    "cd b; bash x.sh, x.sh sourcing y.sh": (
+        "cd b\nbash x.sh\n", {"b/x.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+    'cd "$(dirname "$0")"; bash ./x.sh': (
+        'cd "$(dirname "$0")"\nbash ./x.sh\n', {f"{HERE}/x.sh": "source y.sh\n", f"{HERE}/y.sh": "", "y.sh": ""},
+        [f"{HERE}/x.sh", f"{HERE}/y.sh"]),
+    "(cd b && bash x.sh)": (
+        "(cd b && bash x.sh)\n", {"b/x.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+    "pushd b; bash x.sh; popd": (
+        "pushd b >/dev/null\nbash x.sh\npopd >/dev/null\n", {"b/x.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""},
+        ["b/x.sh", "b/y.sh"]),
+    "cd b; ./run.sh": (
+        "chmod +x b/run.sh\ncd b\n./run.sh\n", {"b/run.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""},
+        ["b/run.sh", "b/y.sh"]),
+    'cd b; bash "$PWD/x.sh"': (
+        'cd b\nbash "$PWD/x.sh"\n', {"b/x.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+    "cd b/c; bash ../a.sh, from b/c": (
+        "cd b/c\nbash ../a.sh\n", {"b/a.sh": "source y.sh\n", "b/c/y.sh": "", "b/y.sh": ""}, ["b/a.sh", "b/c/y.sh"]),
+    'bash -c "cd b; bash x.sh"': (
+        'bash -c "cd b; bash x.sh"\n', {"b/x.sh": "source y.sh\n", "b/y.sh": "", "y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+}
+
+
+@pytest.mark.parametrize("how", RUN_FROM_THE_WORKING_FOLDER)
+def test_a_file_run_is_read_from_the_working_folder_at_the_run(tmp_path, how):
+    text, files, read = RUN_FROM_THE_WORKING_FOLDER[how]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
+                                **{path: _says(path) + more for path, more in files.items()}})
+    assert _read_by_bash(repo) == read
+    for path in read:
+        first = _identity(repo)
+        assert first is not None
+        repo.write(path, repo.read(path) + b"# changed\n")
+        assert _identity(repo) not in (None, first), path
+
+
+def test_a_file_run_through_a_tracked_link_to_a_folder_is_hashed(tmp_path):
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\nbash bench/x.sh\n",
+                                "shared/x.sh": _says("shared/x.sh") + "source shared/y.sh\n",
+                                "shared/y.sh": _says("shared/y.sh")})
+    os.symlink("shared", repo.path / "bench")
+    repo.commit(message="bench -> shared")
+    assert _read_by_bash(repo) == ["shared/x.sh", "shared/y.sh"]
+    for path in ("shared/x.sh", "shared/y.sh"):
+        first = _identity(repo)
+        assert first is not None
+        repo.write(path, repo.read(path) + b"# changed\n")
+        assert _identity(repo) not in (None, first), path
+    first = _identity(repo)
+    os.remove(repo.path / "bench")
+    os.symlink("benchmarks", repo.path / "bench")  # the link pointed elsewhere: another file runs
+    assert _identity(repo) not in (None, first)
+
+
+def test_a_bump_of_the_submodule_holding_a_file_run_changes_the_identity(tmp_path):
+    sub = GitRepo(tmp_path / "tools")
+    sub.path.mkdir()
+    sub.git("init", "-q", "-b", "main")
+    sub.commit({"t.py": _says("vendor/tools/t.py")}, "tools")
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\npython3 vendor/tools/t.py\n"})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "vendor/tools")
+    repo.git("commit", "-q", "-m", "submodule")
+    assert _read_by_bash(repo) == ["vendor/tools/t.py"]
+    first = _identity(repo)
+    assert first is not None
+    inside = GitRepo(repo.path / "vendor/tools")
+    inside.commit({"t.py": _says("vendor/tools/t.py") + "# changed\n"}, "bump")
+    repo.git("add", "vendor/tools")
+    repo.git("commit", "-q", "-m", "bump")
+    assert _identity(repo) not in (None, first)
+
+
+def test_a_file_run_that_the_checkout_has_not_still_changes_nothing(tmp_path):
+    """Guard: a path naming no file of the checkout, no link or submodule on its way, keeps the identity."""
+    (tmp_path / "base").mkdir()
+    (tmp_path / "run").mkdir()
+    base = _checkout(tmp_path / "base", {})
+    repo = _checkout(tmp_path / "run", {LAUNCHER: "#!/usr/bin/env bash\npython3 bench/missing.py\n"
+                                                  "cd b\nbash missing/run.sh\n"})
+    assert _identity(repo) is not None
+    blobs = identity.read_all([M_ROW], {}, identity.read_tree(str(repo.path)))
+    base_blobs = identity.read_all([M_ROW], {}, identity.read_tree(str(base.path)))
+    assert identity.executed_files(M_ROW, {}, blobs) == identity.executed_files(M_ROW, {}, base_blobs)
+
