@@ -62,9 +62,22 @@ RUN_FROM_THE_WORKING_FOLDER = {
 }
 
 
-@pytest.mark.parametrize("how", RUN_FROM_THE_WORKING_FOLDER)
+# the working folder only the run knows: every tracked file ending so may be the one run, read from there
+RUN_WHERE_ONLY_THE_RUN_KNOWS = {
+    'cd "$GITHUB_WORKSPACE"; python3 utils/t.py': (
+        'cd "$GITHUB_WORKSPACE"\npython3 utils/t.py\n', {"utils/t.py": ""}, ["utils/t.py"]),
+    'cd "$GITHUB_WORKSPACE/b"; bash x.sh': (
+        'cd "$GITHUB_WORKSPACE/b"\nbash x.sh\n', {"b/x.sh": "source y.sh\n", "b/y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+    'cd b; bash -c "bash x.sh"': (
+        'cd b\nbash -c "bash x.sh"\n', {"b/x.sh": "source y.sh\n", "b/y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+    "go() { bash x.sh; }; cd b; go": (
+        "go() { bash x.sh; }\ncd b\ngo\n", {"b/x.sh": "source y.sh\n", "b/y.sh": ""}, ["b/x.sh", "b/y.sh"]),
+}
+
+
+@pytest.mark.parametrize("how", [*RUN_FROM_THE_WORKING_FOLDER, *RUN_WHERE_ONLY_THE_RUN_KNOWS])
 def test_a_file_run_is_read_from_the_working_folder_at_the_run(tmp_path, how):
-    text, files, read = RUN_FROM_THE_WORKING_FOLDER[how]
+    text, files, read = {**RUN_FROM_THE_WORKING_FOLDER, **RUN_WHERE_ONLY_THE_RUN_KNOWS}[how]
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
                                 **{path: _says(path) + more for path, more in files.items()}})
     assert _read_by_bash(repo) == read
