@@ -21,7 +21,7 @@ from conftest import GitRepo
 from test_reuse import M_ROW
 from test_unknown_prefix_s39u import _checkout, _identity
 
-from sweepgate.core import identity
+from sweepgate.core import identity, shellwords
 
 LAUNCHER = identity.launcher_files(M_ROW["runner"], {})[0]
 HERE = os.path.dirname(LAUNCHER)
@@ -136,3 +136,37 @@ def test_a_file_run_that_the_checkout_has_not_still_changes_nothing(tmp_path):
     base_blobs = identity.read_all([M_ROW], {}, identity.read_tree(str(base.path)))
     assert identity.executed_files(M_ROW, {}, blobs) == identity.executed_files(M_ROW, {}, base_blobs)
 
+
+
+# an `if`'s `else`/`elif` runs as after the condition, the `then` branch not run; after the `fi`, either
+AFTER_A_CONDITION = {
+    "if …; then cd a; else bash x.sh; fi": (
+        'if [ -n "$NOPE" ]; then\n  cd a || exit 1\nelse\n  bash x.sh\nfi\n',
+        {"x.sh": "source y.sh\n", "y.sh": "", "a/x.sh": "", "a/y.sh": ""}, ["x.sh", "y.sh"]),
+    "if …; then cd a; elif …; then source y.sh; fi": (
+        'if [ -n "$NOPE" ]; then cd a; elif true; then source y.sh; fi\n', {"y.sh": "", "a/y.sh": ""}, ["y.sh"]),
+    "if …; then true; else cd a; fi; source y.sh": (
+        'if true; then true; else cd a; fi\nsource y.sh\n', {"y.sh": "", "a/y.sh": ""}, ["y.sh"]),
+    "if …; then cd a; else true; fi; source y.sh": (
+        'if true; then cd a; else true; fi\nsource y.sh\n', {"y.sh": "", "a/y.sh": ""}, ["a/y.sh"]),
+}
+
+
+@pytest.mark.parametrize("how", AFTER_A_CONDITION)
+def test_an_else_branch_runs_where_the_condition_left_the_run(tmp_path, how):
+    text, files, read = AFTER_A_CONDITION[how]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
+                                **{path: _says(path) + more for path, more in files.items()}})
+    assert _read_by_bash(repo) == read
+    for path in read:
+        first = _identity(repo)
+        assert first is not None
+        repo.write(path, repo.read(path) + b"# changed\n")
+        assert _identity(repo) not in (None, first), path
+
+
+def test_the_reading_of_an_else_branch_is_exact():
+    """Reading more than bash runs costs a reuse at most; here it is what bash runs: the `else` from the top."""
+    read = shellwords.reading('if [ -n "$X" ]; then\n  cd "$SRT" || exit 1\nelse\n  bash x.sh\n  source y.sh\nfi\n')
+    assert [place for _, place in read.ran] == [(shellwords.TOP, "x.sh")] and read.ran_tails == []
+    assert [place for _, place in read.sourced] == [(shellwords.TOP, "y.sh")] and read.tails == []

@@ -56,6 +56,9 @@ class Region:
     # one set may not have been set when the commands after it run: `cd a || cd b` runs `cd b` where `cd a` failed)
     lead: int = -1
     failing: list[int] = field(default_factory=list)
+    # an `if`'s: the offset of each `elif` and `else`, where the run goes on as it was after the last condition (the
+    # branch before it did not run)
+    instead: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -144,6 +147,8 @@ class _Reader:
             self.command = False
         elif self.command and top and top[0] == _BRANCHES.get(word) and top[1]:
             self._branch(at)
+            if word in ("elif", "else"):
+                top[1][-1].instead.append(at)
         elif not (self.command and word in ("!", "time", "in")):
             self._simple(at, word)
         return pos

@@ -28,7 +28,8 @@ A bare name (`source helpers`) is read from the checkout's top, where bash looks
 folder only the run knows, the path is such a written end); a command string run after a `cd` away from the top starts
 where only the run knows (`cd b; bash -c "source x.sh"`: `srun`, `docker run -w` may put it elsewhere), so its relative
 paths, `$PWD` and `$(pwd)` are written ends. A `cd` or an assignment the run may not make (``core.shellflow``: in an
-`if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone;
+`if`, `case` or loop, after `&&`/`||`, in a pipeline, the background or a function's body) holds in its branch alone
+(an `if`'s `else` or `elif` goes on as after its condition: ``_instead``);
 after it the working folder, or the variable, holds either value (``_flowed``, ``_either``: the written end both
 share, else one only the run knows), and so at a loop's start and in a function's body for what they (or, for a
 function, the rest of the text) may set, and where a function is called for what its body may set. A command that
@@ -633,6 +634,9 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
     if (held := scope.regions.get(id(region))) is None:
         return spanned  # begun in a scope that ended (an unclosed list in a `$( )`)
     before, entered, touched = held
+    if at in region.instead:  # `else`, `elif`: as after the last condition, the branch before not run (``_instead``)
+        _instead(scope, scopes, read, at, region)
+        return spanned
     if at in region.failing:
         touched |= _failed(scope, scopes, read, at, region, sets)
     for name in set(before) | set(entered) | set(scope.variables) | touched:
@@ -645,9 +649,39 @@ def _flowed(scopes: list[_Scope], spans: list[tuple[int, int]], spanned: int,
             continue
         if value != now:
             _set(scope, scopes, read, at, name, value)
+    if region.instead:
+        _branched(scope, scopes, read, at, what, region)
     if what == shellflow.END:
         del scope.regions[id(region)]
     return spanned
+
+
+def _branched(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, what: str, region: shellflow.Region) -> None:
+    """An `if` with an `else` or `elif` (``_instead``) at a `then`: what the branch after the next `else` goes on from;
+    at its `fi`: either where it is or where a branch before ended."""
+    if what == shellflow.BRANCH:
+        scope.alternatives[id(region)] = (dict(scope.variables), scope.alternatives.get(id(region), ({}, []))[1])
+        return
+    for ended in scope.alternatives.pop(id(region), ({}, []))[1]:
+        for name in set(ended) | set(scope.variables) | {_CWD}:
+            if (value := _either(_value(scope.variables, name), _value(ended, name))) != _value(scope.variables, name):
+                _set(scope, scopes, read, at, name, value)
+
+
+def _instead(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: shellflow.Region) -> None:
+    """An `if`'s `else` or `elif` (``_flowed``): the branch before it ran only when its condition held, so the run goes
+    on here as it was after that condition (`if …; then cd a; else bash x.sh; fi` runs x.sh where the `if` began);
+    where that branch ended is kept for the `fi`, after which either holds."""
+    after, ended = scope.alternatives.get(id(region), (None, []))
+    if after is None:  # no condition read (a `then` in a scope that ended): either, as before
+        after = {name: _either(_value(scope.regions[id(region)][0], name), _value(scope.variables, name))
+                 for name in set(scope.variables) | set(scope.regions[id(region)][0]) | {_CWD}}
+        after = {name: value for name, value in after.items() if value != _ABSENT}
+    ended.append(dict(scope.variables))
+    scope.alternatives[id(region)] = (after, ended)
+    for name in set(after) | set(scope.variables) | {_CWD}:
+        if (value := _value(after, name)) != _value(scope.variables, name):
+            _set(scope, scopes, read, at, name, value)
 
 
 def _begun(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region: shellflow.Region, sets: _Sets) -> None:
@@ -1072,6 +1106,8 @@ class _Scope:
     pending: list[tuple[int, str, Place | None]]
     # each region (``shellflow``) begun here and not ended: the variables before it and as it was entered
     regions: dict[int, tuple[dict, dict]] = field(default_factory=dict)
+    # each `if` begun here and not ended: the variables after its last condition, and where each branch before ended
+    alternatives: dict[int, tuple[dict, list[dict]]] = field(default_factory=dict)
 
     @property
     def cwd(self) -> Place | None:
