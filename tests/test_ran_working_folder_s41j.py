@@ -170,3 +170,27 @@ def test_the_reading_of_an_else_branch_is_exact():
     read = shellwords.reading('if [ -n "$X" ]; then\n  cd "$SRT" || exit 1\nelse\n  bash x.sh\n  source y.sh\nfi\n')
     assert [place for _, place in read.ran] == [(shellwords.TOP, "x.sh")] and read.ran_tails == []
     assert [place for _, place in read.sourced] == [(shellwords.TOP, "y.sh")] and read.tails == []
+
+
+@pytest.mark.parametrize("launcher", ['cd "$GITHUB_WORKSPACE/vendor/tools"\npython3 t.py\n',
+                                      'cd "$TOOLS"\npython3 t.py\n', 'python3 "$TOOLS/t.py"\n'])
+def test_a_file_run_from_a_start_only_the_run_knows_may_be_in_any_submodule(tmp_path, launcher):
+    """As a `source` from such a start: the folder may be inside a submodule, so a bump of it changes the identity
+    (a file run was read as from the workspace, a submodule hashed only when the names went through it: stale)."""
+    sub = GitRepo(tmp_path / "tools")
+    sub.path.mkdir()
+    sub.git("init", "-q", "-b", "main")
+    sub.commit({"t.py": _says("vendor/tools/t.py")}, "tools")
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + launcher})
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "vendor/tools")
+    repo.git("commit", "-q", "-m", "submodule")
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
+                         env={"PATH": "/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path),
+                              "TOOLS": str(repo.path / "vendor/tools")}).stdout
+    assert out == "read:vendor/tools/t.py\n"
+    first = _identity(repo)
+    assert first is not None
+    GitRepo(repo.path / "vendor/tools").commit({"t.py": _says("vendor/tools/t.py") + "# changed\n"}, "bump")
+    repo.git("add", "vendor/tools")
+    repo.git("commit", "-q", "-m", "bump")
+    assert _identity(repo) not in (None, first)

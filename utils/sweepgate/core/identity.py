@@ -26,9 +26,9 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (RAN, TOP_CWD, bare_names, ending_in, helper_folders, ran_from_workspace,
-                                    read_helpers, resolve_script, runs_multinode, script_candidates, sourced_helpers,
-                                    started, tail_sources, unseen_sources)
+from sweepgate.core.recipes import (TOP_CWD, bare_names, ending_in, helper_folders, ran_from_workspace, read_helpers,
+                                    resolve_script, runs_multinode, script_candidates, sourced_helpers, started,
+                                    tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -244,7 +244,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
-        tails = [(rest, start in (WORKSPACE, RAN), site)
+        tails = [(rest, start == WORKSPACE, site)
                  for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
         tailed = tailed or bool(tails)
         _read_tails(tails, take, blobs, tracked, folders)

@@ -391,24 +391,20 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
     `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`, `source x.sh` in a helper sourced where
     only the run knows the working folder), and of each file run so (``shellwords.Reading.ran_tails``: `bash
     "$D/x.sh"`), in order; with ``starts``, and the variable its own word starts with (`GITHUB_WORKSPACE` for
-    `"$GITHUB_WORKSPACE/x/y.sh"`; ``RAN`` for a file run; "" for any other start). Each file is read from each working
-    folder ``folders`` gives it (``helper_folders``; by default the top); with ``sites``, last, the working folder at
-    the `source` (a checkout path, None where only the run knows it: where the file it reads starts)."""
+    `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start, a file run's too: its folder may be inside any submodule).
+    Each file is read from each working folder ``folders`` gives it (``helper_folders``; by default the top); with
+    ``sites``, last, the working folder at the `source` (a checkout path, None where only the run knows it: where the
+    file it reads starts)."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
         for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
             read = _shell_reading(text, *start)
-            tails = [*read.tails, *((at, rest, RAN) for at, rest in read.ran_tails)]
+            tails = [*read.tails, *((at, rest, "") for at, rest in read.ran_tails)]  # a file run: as one sourced
             found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []),
                        *([_site(posixpath.dirname(path), site)] if sites else []))
                       for (at, rest, start), site in zip(tails, [*read.tail_sites, *read.ran_tail_sites])]
     return list(dict.fromkeys(found))
-
-
-# ``tail_sources``' start of a file run (``shellwords.Reading.ran_tails``), not sourced: read as one from the workspace
-# (``core.identity._may_hold``: a submodule is hashed only when its names go through it)
-RAN = " ran"
 
 
 def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:
@@ -416,7 +412,7 @@ def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | No
     (``shellwords.Reading.ran_from_workspace``: `bash "$GITHUB_WORKSPACE/x.sh"`), in order, each file read from each
     working folder ``folders`` gives it; read only when a file of the job moves the workspace
     (``identity.tail_files``), unlike ``tail_sources``' files run by a path only the run knows the start of
-    (``RAN``)."""
+    (``shellwords.Reading.ran_tails``), read whatever the job sets."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")

@@ -330,7 +330,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
             read.ran += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.ran]
             read.ran_sites += sub.ran_sites
-            read.ran_from_workspace += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_from_workspace]
+            read.ran_from_workspace += [(offsets[min(at, len(offsets) - 1)], rest)
+                                        for at, rest in sub.ran_from_workspace]
             read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_tails]
             read.ran_tail_sites += sub.ran_tail_sites
     return read
@@ -1218,7 +1219,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         if m := _WORKSPACE.match(bare):
             places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), here)] if _REST.fullmatch(
                 bare[m.end():]) else []
-            read.ran_from_workspace += [(at, places[0][0][1])] if places and not places[0][0][1].startswith("..") else []
+            read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..")]
         else:
             variables = _in_force(assigned, at, start)
             places = []
