@@ -194,3 +194,44 @@ def test_a_file_run_from_a_start_only_the_run_knows_may_be_in_any_submodule(tmp_
     repo.git("add", "vendor/tools")
     repo.git("commit", "-q", "-m", "bump")
     assert _identity(repo) not in (None, first)
+
+
+# a command that runs the next one in the same working folder, and an interpreter's options that take a value
+RUN_THROUGH = ["exec bash x.sh", "env VAR=1 bash x.sh", "env -i bash x.sh", "command bash x.sh",
+               "timeout 10 python3 t.py", "timeout -k 5 10s bash x.sh", "nohup bash x.sh 2>/dev/null",
+               "nice -n 5 bash x.sh", "time bash x.sh", "exec python3 t.py", "bash -o pipefail x.sh",
+               "bash --norc x.sh", "python3 -W ignore t.py", "python3 -X dev t.py", "cd b\nexec bash x.sh"]
+
+
+@pytest.mark.parametrize("line", RUN_THROUGH)
+def test_a_file_run_through_a_command_or_after_options_is_hashed(tmp_path, line):
+    ran = ("b/" if line.startswith("cd b") else "") + ("t.py" if "python3" in line else "x.sh")
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + line + "\n", ran: _says(ran)})
+    assert _read_by_bash(repo) == [ran]
+    first = _identity(repo)
+    assert first is not None
+    repo.write(ran, repo.read(ran) + b"# changed\n")
+    assert _identity(repo) not in (None, first)
+
+
+# a file an interpreter reads on its standard input, and one run where only the run knows the working folder
+FED_OR_ELSEWHERE = {"bash < x.sh": "x.sh", "cat x.sh | bash": "x.sh", "bash -s < x.sh": "x.sh",
+                    "python3 - < t.py": "t.py", "srun --ntasks=1 bash x.sh": "x.sh",
+                    "cd b\nsrun --chdir=. bash x.sh": "b/x.sh"}
+
+
+@pytest.mark.parametrize("line", FED_OR_ELSEWHERE)
+def test_a_file_fed_to_an_interpreter_or_run_elsewhere_is_hashed(tmp_path, line):
+    ran = FED_OR_ELSEWHERE[line]
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + line + "\n", ran: _says(ran)})
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "srun").write_text('#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\nexec "$@"\n')  # a node here
+    (shim / "srun").chmod(0o755)
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
+                         env={"PATH": f"{shim}:/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path)}).stdout
+    assert out == f"read:{ran}\n"
+    first = _identity(repo)
+    assert first is not None
+    repo.write(ran, repo.read(ran) + b"# changed\n")
+    assert _identity(repo) not in (None, first)
