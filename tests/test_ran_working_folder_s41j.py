@@ -235,3 +235,39 @@ def test_a_file_fed_to_an_interpreter_or_run_elsewhere_is_hashed(tmp_path, line)
     assert first is not None
     repo.write(ran, repo.read(ran) + b"# changed\n")
     assert _identity(repo) not in (None, first)
+
+
+# s41t: a command that runs the interpreter in another working folder (a container's, a node's, `env -C`'s): the file
+# bash runs there is read as from a folder only the run knows (every tracked file ending in its names), not the folder
+# at the line. The stand-ins run it where the real ones would: docker's `-w /ws` with the workspace at /ws, `env -C b`
+ELSEWHERE_SHIMS = {
+    "docker": '#!/bin/sh\nshift\nwhile [ "${1#-}" != "$1" ]; do case "$1" in -w|-v|-e) shift;; esac; shift; done\n'
+              'shift\ncd "$GITHUB_WORKSPACE" && exec "$@"\n',  # run, its options, the image: /ws is the workspace
+}
+RUN_IN_ANOTHER_FOLDER = {
+    'cd b; docker run -v "$GITHUB_WORKSPACE:/ws" -w /ws img bash x.sh': (
+        'cd b\ndocker run -v "$GITHUB_WORKSPACE:/ws" -w /ws img bash x.sh\n', "x.sh"),
+    "env -C b bash x.sh": ("env -C b bash x.sh\n", "b/x.sh"),
+    "timeout 60 env -C b python3 t.py": ("timeout 60 env -C b python3 t.py\n", "b/t.py"),
+}
+
+
+@pytest.mark.parametrize("case", RUN_IN_ANOTHER_FOLDER)
+def test_a_file_run_in_another_working_folder_is_hashed(tmp_path, case):
+    lines, ran = RUN_IN_ANOTHER_FOLDER[case]
+    name = os.path.basename(ran)
+    files = {LAUNCHER: "#!/usr/bin/env bash\n" + lines, ran: _says(ran)}
+    files.update({other: _says(other) for other in (name, f"b/{name}") if other != ran})  # where the line stands
+    repo = _checkout(tmp_path, files)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    for tool, body in ELSEWHERE_SHIMS.items():
+        (shim / tool).write_text(body)
+        (shim / tool).chmod(0o755)
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
+                         env={"PATH": f"{shim}:/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path)}).stdout
+    assert out == f"read:{ran}\n"
+    first = _identity(repo)
+    assert first is not None
+    repo.write(ran, repo.read(ran) + b"# changed\n")
+    assert _identity(repo) not in (None, first)

@@ -173,6 +173,13 @@ _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[
 _INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)'
                           r'(?:[ \t]+(?:(?:-[oOWX]|\+[oO]|--rcfile|--init-file)[ \t]+[\w.:=/-]+'
                           r'|-(?![A-Za-z]*[cm])[A-Za-z]+|--[a-z][\w-]*))*(?=[ \t])')
+# A command that runs the interpreter after it where only the run knows the working folder (a container, another node,
+# another user, `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`
+_ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|sudo|xargs|ssh'
+                        r'|mpirun|nsys|env(?=(?:[ \t]+[^\s;&|]+)*?[ \t]+(?:-[A-Za-z0]*C|--chdir)))(?![\w./-])')
+# where a command of a pipeline begins in the code (a `\`-continued line goes on): an `_ELSEWHERE` word before the
+# interpreter after it counts
+_COMMAND_BREAK = re.compile(r'(?<!\\)\n|[;&|(]')
 # A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
 _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
 # A script named by a path written out anywhere in the text but a comment, in a pipeline that holds an interpreter's
@@ -1194,12 +1201,16 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D none of the text's or set
     by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes to ``Reading.ran_tails``
     (and its working folder to ``Reading.ran_tail_sites``), every tracked file ending so (``_ran_tail``). One from the
-    workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. ``code``:
-    ``text``'s code (``shellcode.parts``)."""
+    workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
+    an interpreter after `docker run`, `srun`, `env -C` … (``_run_elsewhere``) starts where only the run knows, a
+    container's or another node's folder: its relative path is a written end. ``code``: ``text``'s code
+    (``shellcode.parts``)."""
     assigned, moved = read.assigned, read.moved
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
              if (gap := _BLANKS.match(text, m.end()))
              and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
+    breaks = [m.end() for m in _COMMAND_BREAK.finditer(code)]
+    elsewhere = {at for at, _ in words if _run_elsewhere(code, breaks, at)}
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
@@ -1215,7 +1226,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     tails: dict[tuple[int, str, Place | None], None] = {}
     for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
-        here = _cwd_at(moved, at, start)
+        here = None if at in elsewhere else _cwd_at(moved, at, start)
         if m := _WORKSPACE.match(bare):
             places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), here)] if _REST.fullmatch(
                 bare[m.end():]) else []
@@ -1224,7 +1235,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
             variables = _in_force(assigned, at, start)
             places = []
             # where the run may be in the script's folder or one under it, each (``_cwds_at``), and the folder there
-            for variables[_CWD] in dict.fromkeys([*_cwds_at(moved, at, start), here]):
+            for variables[_CWD] in dict.fromkeys([*([] if at in elsewhere else _cwds_at(moved, at, start)), here]):
                 place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
                 places.append((place, variables[_CWD]))
                 if tail := _ran_tail(word, place):
@@ -1238,6 +1249,14 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
+
+
+def _run_elsewhere(code: str, breaks: list[int], at: int) -> bool:
+    """Whether the file run at ``at`` (an interpreter's word) runs where only the run knows the working folder: an
+    ``_ELSEWHERE`` command (`docker run`, `srun`, `env -C`) stands before it in its command (``breaks``: where each
+    begins, after a ``_COMMAND_BREAK``)."""
+    k = bisect.bisect_right(breaks, at) - 1
+    return _ELSEWHERE.search(code, breaks[k] if k >= 0 else 0, at) is not None
 
 
 def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:
