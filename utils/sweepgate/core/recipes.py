@@ -160,27 +160,7 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
     for _ in range(SOURCED_DEPTH):
         nxt = []
         for path, folder, start, running in todo:
-            text = (blobs.get(path) or b"").decode("utf-8", "replace")
-            read = _shell_reading(text, *start)
-            # `$0` and `${BASH_SOURCE[0]}` are one spelling to ``shellwords``: in a file sourced that spells `$0`, a
-            # path beside "the script" is read beside both it and the running script (one more file costs a reuse)
-            folders = dict.fromkeys([folder, running] if shellwords.names_dollar0(text) else [folder])
-            sourced = [(_helper(each, beside, from_top), _site(each, site), running)
-                       for (_, beside, from_top), site in zip(_relative(read.sourced), read.sites)
-                       for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
-            # a file named or run beside the script: a new process, from the working folder there
-            named = [(_helper(each, beside, from_top), _site(each, site), None)
-                     for (_, beside, from_top), site in zip(_relative(read.named), read.named_sites)
-                     for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
-            # a file run, where the checkout has it (`python3 x.py` may run the image's own) or may through a tracked
-            # link or a submodule on its way (``reached``); from the working folder there
-            named += [(helper, site, None) for helper, site in
-                      ((_helper(each, beside, from_top), _site(each, site))
-                       for (_, beside, from_top), site in zip(_relative(read.ran), read.ran_sites)
-                       for each in (folders if beside or (site and site[0] == FOLDER) else [folder]))
-                      if helper not in blobs or blobs[helper] is not None or reached is not None and reached(helper)]
-            named = [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
-                      posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
+            named = _read_by(path, folder, start, running, blobs, ends, reached)
             if (target := link_target(path, blobs.get(path))) is not None:
                 named = [(target, folder, start, running), (target, posixpath.dirname(target), start, running),
                          *named]
@@ -194,6 +174,33 @@ def helper_folders(script: str | None, blobs: dict[str, bytes | None], cwd: shel
                 nxt.append((helper, where, how, runs))
         todo = nxt
     return found
+
+
+def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str, bytes | None], ends: dict,
+             reached: Callable[[str], bool] | None) -> list[tuple]:
+    """The files ``path`` (read as ``start``, its names beside itself from ``folder``, `$0` the file in ``running``)
+    sources, names or runs, for ``helper_folders``: each its path, the folder its names beside itself resolve from, how
+    it is read (``Start``) and the folder of the file bash runs (a file sourced keeps ``running``; one run is its
+    own)."""
+    text = (blobs.get(path) or b"").decode("utf-8", "replace")
+    read = _shell_reading(text, *start)
+    # `$0` and `${BASH_SOURCE[0]}` are one spelling to ``shellwords``: in a file sourced that spells `$0`, a
+    # path beside "the script" is read beside both it and the running script (one more file costs a reuse)
+    folders = dict.fromkeys([folder, running] if shellwords.names_dollar0(text) else [folder])
+
+    def each_of(places, sites) -> list[tuple[str, shellwords.Place | None]]:  # each path and the site it starts at
+        return [(_helper(each, beside, from_top), _site(each, site))
+                for (_, beside, from_top), site in zip(_relative(places), sites)
+                for each in (folders if beside or (site and site[0] == FOLDER) else [folder])]
+    sourced = [(helper, site, running) for helper, site in each_of(read.sourced, read.sites)]
+    # a file named or run beside the script: a new process, from the working folder there
+    named = [(helper, site, None) for helper, site in each_of(read.named, read.named_sites)]
+    # a file run, where the checkout has it (`python3 x.py` may run the image's own) or may through a tracked link or
+    # a submodule on its way (``reached``); from the working folder there
+    named += [(helper, site, None) for helper, site in each_of(read.ran, read.ran_sites)
+              if helper not in blobs or blobs[helper] is not None or reached is not None and reached(helper)]
+    return [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
+             posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
 
 
 def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,

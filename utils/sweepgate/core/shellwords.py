@@ -1206,22 +1206,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     container's or another node's folder: its relative path is a written end. ``code``: ``text``'s code
     (``shellcode.parts``)."""
     assigned, moved = read.assigned, read.moved
-    words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
-             if (gap := _BLANKS.match(text, m.end()))
-             and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
-    breaks = [m.end() for m in _COMMAND_BREAK.finditer(code)]
-    elsewhere = {at for at, _ in words if _run_elsewhere(code, breaks, at)}
-    words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
-    # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
-    words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
-              and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
-              and "/" in (word := _word(text, m.start()))]
-    comments = [(begin, end) for begin, end in literal if text.startswith("#", begin)]
-    ends = [m.start() for m in _PIPELINE_END.finditer(text)]
-    words += [(m.start(), m.group()) for m in _SCRIPT_NAMED.finditer(text)
-              if not any(begin <= m.start() < end for begin, end in comments)
-              and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
-              and _with_an_interpreter(text, ends, m.start(), m.end())]
+    words, elsewhere = _ran_words(text, code, literal)
     found: dict[tuple[int, Place, Place | None], None] = {}
     tails: dict[tuple[int, str, Place | None], None] = {}
     for at, word in sorted(set(words)):
@@ -1249,6 +1234,28 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
+
+
+def _ran_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], set[int]]:
+    """The words ``_ran`` reads as files run (each an offset and the word), and the offsets of those an interpreter
+    runs where only the run knows the working folder (``_run_elsewhere``)."""
+    words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
+             if (gap := _BLANKS.match(text, m.end()))
+             and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
+    breaks = [m.end() for m in _COMMAND_BREAK.finditer(code)]
+    elsewhere = {at for at, _ in words if _run_elsewhere(code, breaks, at)}
+    words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
+    # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
+    words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
+              and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
+              and "/" in (word := _word(text, m.start()))]
+    comments = [(begin, end) for begin, end in literal if text.startswith("#", begin)]
+    ends = [m.start() for m in _PIPELINE_END.finditer(text)]
+    words += [(m.start(), m.group()) for m in _SCRIPT_NAMED.finditer(text)
+              if not any(begin <= m.start() < end for begin, end in comments)
+              and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
+              and _with_an_interpreter(text, ends, m.start(), m.end())]
+    return words, elsewhere
 
 
 def _run_elsewhere(code: str, breaks: list[int], at: int) -> bool:
