@@ -215,6 +215,12 @@ def headline(text: str) -> str:
 
 def check_headline(text: str, comparison: C.Comparison) -> None:
     line = headline(text)
+    dropped = sum(m.what is None for m in comparison.not_measured)  # the points main has and the run did not measure
+    said = re.findall(rf"(?a)(?:, |: |; )(\d+) points? {render.NOT_MEASURED_COUNT}(?=;|$)", line)
+    assert [int(n) for n in said] == ([dropped] if dropped else []), line  # the counts' last, once
+    if dropped:  # the rest of the counts as they would stand without it
+        line = re.sub(rf"(?a)(, |(?<=; ))?\d+ points? {render.NOT_MEASURED_COUNT}(?=;|$)", "", line)
+        line = line.replace("; ;", ";").removesuffix("; ")
     found = COUNTS.search(line)
     assert found, line
     points_part, evals_part = found["points"], found["evals"] or ""
@@ -233,8 +239,8 @@ def check_headline(text: str, comparison: C.Comparison) -> None:
     else:
         assert not evals_part, line
     changed = {v.verdict for v in [*comparison.verdicts, *comparison.evals]} & {C.FAILED, C.REGRESSED, C.IMPROVED}
-    assert bool(found["quiet"]) == (not changed and bool(comparison.verdicts or comparison.evals)), line
-    assert bool(found["none"]) == (not comparison.verdicts and not comparison.evals), line
+    assert bool(found["quiet"]) == (not changed and bool(comparison.verdicts or comparison.evals or dropped)), line
+    assert bool(found["none"]) == (not comparison.verdicts and not comparison.evals and not dropped), line
     check_sections(text, expected)
 
 
