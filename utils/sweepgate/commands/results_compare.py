@@ -398,7 +398,7 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
 
     planned = charts_mod.planned(comparison)
     changed = set(charts_mod.with_a_change(planned))
-    bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS)
+    bar = progress(len(planned), "drawing charts", PROGRESS_MIN_CHARTS, of="charts")
     removed: list = []
     try:
         charts_mod.draw_charts(comparison, folder, progress=bar, charts=planned, baseline=baseline, removed=removed)

@@ -220,7 +220,7 @@ def run(args) -> int:
     files = walked.files
     fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too (None: a new FILE)
     with deferred as st:
-        outcome = ingest.ingest(walked, st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES))
+        outcome = ingest.ingest(walked, st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES, of="files"))
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     if isinstance(outcome.stopped_by, store.StoreError) and not st.opened:
         # The store could not be opened (no PostgreSQL server there, a folder a new SQLite store cannot

@@ -136,17 +136,31 @@ def reader_left() -> bool:
     return bool(getattr(sys.stdout, "reader_left", False))
 
 
-def progress(total: int, what: str, minimum: int):
-    """A transient rich progress bar over a list of ``total`` items on stderr when it is a terminal
-    and there are ``minimum`` items or more (work that takes more than a few seconds); else None.
-    Called on the list, it yields its items."""
+def progress(total: int, what: str, minimum: int, *, of: str = ""):
+    """Progress over a list of ``total`` items on stderr when it is a terminal and there are ``minimum`` items or
+    more (work that takes more than a few seconds); else None (piped: a CI log keeps the command's own summary).
+    Called on the list, it yields its items. Where stderr may be drawn on (``live``), a transient rich bar; on a
+    terminal that may not be (NO_COLOR, TERM=dumb), plain lines ``what: done/total of``, one a tenth of the work
+    (counted, not timed) and one at the end: a redrawn bar is cursor-control codes many times a second."""
     import sys
 
-    if total < minimum or not sys.stderr.isatty():
+    stream = sys.stderr
+    if total < minimum or not stream.isatty():
         return None
+    if not live(stream):
+        return lambda items: _plain_progress(items, total, what, of, stream)
     from rich.progress import track
 
-    return lambda items: track(items, description=what, console=console(sys.stderr), transient=True)
+    return lambda items: track(items, description=what, console=console(stream), transient=True)
+
+
+def _plain_progress(items, total: int, what: str, of: str, stream):
+    every = -(-total // 10)  # ten lines at most, and the last at the end
+    unit = f" {of}" if of else ""
+    for done, item in enumerate(items, 1):
+        yield item
+        if done % every == 0 or done == total:  # said once the item is through (the loop asks for the next)
+            print(f"{what}: {done}/{total}{unit}", file=stream, flush=True)
 
 
 def fits(console, renderable) -> bool:
