@@ -48,7 +48,7 @@ def test_an_unlisted_image_is_told_the_entry_to_add_and_the_capture_command(tmp_
     proc = _run(repo / "configs", "--base-ref", "HEAD~2", "--head-ref", "HEAD")  # from a subdirectory
     (line,) = _said(proc)
     # every path of the fix from where it was run (s37i: images.json was named from the top, beside `mkdir -p engines`)
-    made = "; mkdir -p engines, then list the image in this repository's engines/images.json ("
+    made = "; mkdir -p engines, then add the image to engines/images.json ("
     assert made in line, proc.stderr
     assert line.endswith("sweepgate engines capture --engine vllm-bench --out engines/vllm-bench-VERSION.json"), line
     assert line.startswith("configs/nvidia-master.yaml:"), line  # the place stays the repository's, as every one's

@@ -34,7 +34,7 @@ def test_an_unlisted_image_is_one_warning_naming_each_engine_at_its_image_line(t
     said = [line for line in proc.stderr.splitlines() if IMAGE in line and "manifest" in line]
     capture = "sweepgate engines capture --engine {0} --out configs/engines/{0}-VERSION.json"
     assert proc.returncode == 3 and said == [
-        f"{place}: warning: image {IMAGE} has no vllm or vllm-bench manifest; list the image in this repository's "
+        f"{place}: warning: image {IMAGE} has no vllm or vllm-bench manifest; add the image to "
         f"configs/engines/images.json ('{{\"images\": {{\"{IMAGE}\": {{\"vllm\": \"VERSION\", \"vllm-bench\": "
         "\"VERSION\"}}}', each VERSION the release of its engine the image installs) and capture their manifests: "
         f"{capture.format('vllm')} && {capture.format('vllm-bench')}"], proc.stderr

@@ -234,7 +234,7 @@ def _unlisted(image: str, engines: list[str], place: tuple[str, int, int], root:
     versions = f"VERSION the {engines[0]} release" if one else "each VERSION the release of its engine"
     manifests = "that version's manifest" if one else "their manifests"
     captures = " && ".join(_capture(engine, None, folder) for engine in engines)
-    hint = (f"{make + ', then ' if make else ''}list the image in this repository's {folder}/images.json "
+    hint = (f"{make + ', then ' if make else ''}add the image to {folder}/images.json "
             f"('{entry}', {versions} the image installs) and capture {manifests}: {captures}")
     said = UnlistedImage(*place, "engine-manifest", f"image {image} has no {' or '.join(engines)} manifest", hint,
                          severity="warning")
