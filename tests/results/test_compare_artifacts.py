@@ -27,7 +27,7 @@ from sweepgate.results import source, store  # noqa: E402
 OWNER, NAME, WF_ID = "acme", "bench", 161335
 REPO = f"/repos/{OWNER}/{NAME}"
 RUNS_PATHS = (f"{REPO}/actions/workflows/{WF_ID}/runs", f"{REPO}/actions/workflows/run-sweep.yml/runs")
-RUNS_QUERY = {"branch": ["main"], "status": ["success"], "event": ["push"]}  # main's own sweeps, not PR ones
+RUNS_QUERY = {"branch": ["main"], "status": ["completed"], "event": ["push"]}  # main's own sweeps, not PR ones
 # "This endpoint will return up to 1,000 results for each search when using the following parameters:
 # actor, branch, check_suite_id, created, event, head_sha, status" (GitHub's REST docs, workflow runs)
 SEARCH_LIMIT, SEARCH_PARAMETERS = 1000, ("actor", "branch", "check_suite_id", "created", "event", "head_sha", "status")
@@ -130,14 +130,14 @@ class Actions:
 
     def asked(self, run: dict) -> bool:
         """Whether GitHub would list ``run`` for the filters sent: a run of this workflow in this repository
-        (its path in either form, OWNER/NAME in any case), pushed to main in it, completed with success
-        (status=success reads a status or a conclusion)."""
+        (its path in either form, OWNER/NAME in any case), pushed to main in it, completed (status=completed: a
+        run of any conclusion, cancelled and skipped ones too)."""
         ours = RUN_FIELDS["repository"].casefold()
         path = self.field(run, "path").split("@")[0]
         path = path[len(ours) + 1:] if path.casefold().startswith(ours + "/") else path
         return (self.field(run, "repository").casefold() == ours == self.field(run, "head_repository").casefold()
                 and path == RUN_FIELDS["path"]
-                and all(self.field(run, k) == RUN_FIELDS[k] for k in ("event", "head_branch", "status", "conclusion")))
+                and all(self.field(run, k) == RUN_FIELDS[k] for k in ("event", "head_branch", "status")))
 
     def list_artifacts(self, run: dict):
         arts = [{"id": a["id"], "name": a["name"], "size_in_bytes": len(a["zip"]), "expired": a["expired"],
@@ -352,7 +352,7 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
     gh.runs.clear()  # no run has the artifact: said so, not "no baseline results for run pr-7's points"
     assert cli.main(argv) == 0
     assert capsys.readouterr().err.splitlines() == [
-        f"--baseline-artifacts: warning: the successful push runs of {OWNER}/{NAME}'s run-sweep.yml on main hold "
+        f"--baseline-artifacts: warning: the completed push runs of {OWNER}/{NAME}'s run-sweep.yml on main hold "
         f"no baseline records (none has an unexpired {source.RESULTS_ARTIFACT} artifact), so nothing of them is "
         "compared: every point of run pr-7 is new; check --baseline-ref, and check that the collect job of "
         "run-sweep.yml writes its results with `results ingest --jsonl` (a run whose every job was reused writes "
@@ -548,7 +548,7 @@ def test_the_stand_in_refuses_a_created_it_cannot_read(gh):
     from urllib.error import HTTPError
 
     assert created_filter("yesterday") is None and created_filter("2016-04-30..") is None
-    req = Request(f"{gh.url}{RUNS_PATHS[1]}?branch=main&event=push&status=success&created=yesterday",
+    req = Request(f"{gh.url}{RUNS_PATHS[1]}?branch=main&event=push&status=completed&created=yesterday",
                   headers={"Authorization": f"token {TOKEN}"})
     with pytest.raises(HTTPError) as exc:
         urlopen(req, timeout=10)
@@ -561,7 +561,7 @@ def test_the_stand_in_refuses_a_created_it_cannot_read(gh):
 STRAY_RUNS = [
     ({"event": "pull_request", "head_branch": "feature"}, "event pull_request, head_branch feature"),
     ({"head_repository": "fork/bench"}, "head_repository fork/bench"),
-    ({"conclusion": "failure"}, "conclusion failure"),
+    ({"status": "queued", "conclusion": None}, "status queued, conclusion none"),
     ({"path": ".github/workflows/other.yml"}, "path .github/workflows/other.yml"),
     ({"repository": "other/bench", "head_repository": "other/bench"},
      "repository other/bench, head_repository other/bench"),
@@ -596,7 +596,7 @@ def test_a_listed_run_that_is_no_successful_push_run_on_main_is_passed_over_and_
         return
     said = [f"run {6000 + len(STRAY_RUNS) - 1 - k} ({what})" for k, (_, what) in enumerate(STRAY_RUNS)]
     assert err.splitlines() == [
-        f"--baseline-artifacts: warning: passed over 7 runs the API listed as successful push runs of {OWNER}/{NAME}'s "
+        f"--baseline-artifacts: warning: passed over 7 runs the API listed as completed push runs of {OWNER}/{NAME}'s "
         f"run-sweep.yml on main that are not: {', '.join(said[:5])}, and 2 more; their artifacts were not read; "
         "the API answered past the filters sent; check --github-api-url / GITHUB_API_URL and any proxy on the way"], err
 
@@ -624,7 +624,7 @@ def test_a_run_of_a_tag_named_main_is_passed_over_and_each_commit_is_asked_once(
     assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # the tag's artifacts are never downloaded
     said = f"head_sha {tagged[:12]} not in main's history: a tag named main, or a commit main no longer holds"
     assert err.splitlines() == [
-        f"--baseline-artifacts: warning: passed over 2 runs the API listed as successful push runs of {OWNER}/{NAME}'s "
+        f"--baseline-artifacts: warning: passed over 2 runs the API listed as completed push runs of {OWNER}/{NAME}'s "
         f"run-sweep.yml on main that are not: run 6001 ({said}), run 6000 ({said}); their artifacts were not read; "
         f"a run of a tag is listed under the tag's name: delete a tag named main "
         f"(git push origin :refs/tags/main); a run of a commit main no longer holds is not main's either"], err

@@ -3,7 +3,8 @@
 Wired into `sweepgate results` by commands/results.py (``add_arguments``/``run`` here).
 Records come from the store (``--db``, else $SWEEPGATE_DB, else the repository's
 SQLite file); the baseline may instead come from the results artifacts of the last
-N successful runs before the run on the baseline branch (``--baseline-artifacts``, PyGithub) or
+N runs before the run on the baseline branch that ended in success or failure (``--baseline-artifacts``,
+PyGithub; a failed job's records left out) or
 from JSONL files (``--baseline-jsonl``). Exit 3 with ``--fail-on-regression`` when
 a point regressed as ``--json`` says it, or an eval score regressed or its job failed.
 """
@@ -58,9 +59,9 @@ def add_arguments(parser) -> None:
                              "baseline is one) or an eval score regressed or its job failed, even when --comment fails")
     base = parser.add_mutually_exclusive_group()
     base.add_argument("--baseline-artifacts", action="store_true",
-                      help="baseline from the results artifacts of successful runs on the baseline branch, "
-                           "the last N before the run that measured each point (GitHub; needs a token and "
-                           "--repository)")
+                      help="baseline from the results artifacts of runs on the baseline branch that ended in "
+                           "success or failure (a failed job's records left out), the last N before the run that "
+                           "measured each point (GitHub; needs a token and --repository)")
     base.add_argument("--baseline-jsonl", nargs="+", metavar="PATH", default=None, type=argtypes.not_empty,
                       help="baseline from normalized records in JSONL files or folders")
     _add_reports(parser)
@@ -165,7 +166,7 @@ def _run_in_baseline_files(args) -> None:
 
 
 def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
-    """Say, in one warning line, which runs the API listed as the baseline branch's successful push runs of
+    """Say, in one warning line, which runs the API listed as the baseline branch's completed push runs of
     the sweep workflow that are not (``github.download_run_artifacts`` re-checks each), and what of each
     differs: their artifacts were not read, and the API (or a proxy on the way) answered past the filters
     sent, which may have cost the baseline runs it should have listed, or a tag has the branch's name."""
@@ -176,7 +177,7 @@ def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
     from sweepgate.results import source
 
     branch = source.branch_of(args.baseline_ref)
-    listed_as = f"successful push runs of {repository}'s {SWEEP_WORKFLOW} on {branch}"
+    listed_as = f"completed push runs of {repository}'s {SWEEP_WORKFLOW} on {branch}"
     one = len(passed_over) == 1
     emit([Diagnostic("--baseline-artifacts", rule="baseline-run-mismatch", severity="warning",
                      message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
@@ -202,8 +203,8 @@ def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
         held = f"{artifacts} of {repository}'s {workflow} {which} on {branch} {'holds' if one else 'hold'}"
         how = f"{'its' if one else 'their'} JSONL files are empty"
     else:
-        shown = f"the successful push runs of {workflow} on {branch}"
-        held = f"the successful push runs of {repository}'s {workflow} on {branch} hold"
+        shown = f"the completed push runs of {workflow} on {branch}"
+        held = f"the completed push runs of {repository}'s {workflow} on {branch} hold"
         how = f"none has an unexpired {source.RESULTS_ARTIFACT} artifact"
     emit([_empty_baseline(args, "--baseline-artifacts", held, how, "it" if one else "them", everything=True,
                           hint=("" if runs else "check --baseline-ref, and ") + f"check that the collect job of "
@@ -275,7 +276,7 @@ def check_combinations(args) -> None:
                                    "request the comment goes to)", "add one of them, or leave --pr-number out")
     if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
         argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
-                                   f"reads the successful push runs of {SWEEP_WORKFLOW} on a branch",
+                                   f"reads the completed push runs of {SWEEP_WORKFLOW} on a branch",
                                    f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or "
                                    f"--db with a store that holds runs on {args.baseline_ref}")
 

@@ -603,11 +603,20 @@ def _workflow_file(path, repository: str, workflow: str) -> bool:
     return where == own or (where.endswith(f"/{own}") and where[:-len(own) - 1].casefold() == repository.casefold())
 
 
+# The conclusions of a completed run whose results artifact holds a baseline (GitHub's documented run conclusions:
+# success, failure, neutral, cancelled, skipped, timed_out, action_required, stale, startup_failure): a run with a
+# failed benchmark job still ingests and uploads its results (its failed jobs' records are left out, as the store
+# leaves them out); a cancelled, skipped or timed-out run's are not read.
+BASELINE_CONCLUSIONS = ("success", "failure")
+LISTED_STATUS = "completed"  # the `status` filter asked of the API: GitHub lists completed runs of every conclusion
+
+
 def run_mismatch(run, repository: str, workflow: str, *, event: str, branch: str, succeeded: bool = True) -> str:
     """What of a run GitHub listed is not what the list was asked for: its documented fields (GitHub's
     "List workflow runs for a workflow") that differ, as ``event pull_request, head_branch feature``; ""
     for an ``event`` run of ``workflow`` in ``repository`` on ``branch``, its head commit in ``repository``
-    too (not a fork's), and, when ``succeeded``, completed with success (``download_run_artifacts``; the
+    too (not a fork's), and, when ``succeeded``, completed with success or failure (``BASELINE_CONCLUSIONS``,
+    ``download_run_artifacts``; the
     poller, ``ci dispatch``, takes a run in any state). GitHub applies the filters it is sent; a proxy, a
     server that ignores one, or a paging quirk may still list another run, which would then be taken for
     one of these (its artifact read as ``branch``'s own, its title as a PR's sweep)."""
@@ -624,7 +633,7 @@ def run_mismatch(run, repository: str, workflow: str, *, event: str, branch: str
               ("head_branch", run.head_branch, lambda v: v == branch)]
     if succeeded:
         fields += [("status", run.status, lambda v: v == "completed"),
-                   ("conclusion", run.conclusion, lambda v: v == "success")]
+                   ("conclusion", run.conclusion, lambda v: v in BASELINE_CONCLUSIONS)]
     return ", ".join(f"{field} {'none' if value is None else value}" for field, value, ok in fields if not ok(value))
 
 
@@ -665,13 +674,19 @@ def _run_artifact(run, name: str, mismatch: str, commit_mismatch: Callable[[str]
     return (artifact, commit_mismatch(run.head_sha)) if artifact is not None else (None, "")
 
 
+def _ended_as_counted(listed):
+    """The runs ``listed`` (asked as ``LISTED_STATUS``: of every conclusion) but those that completed with a
+    conclusion that holds no baseline (cancelled, skipped, timed out): listed as asked, so passed over unsaid."""
+    return (run for run in listed if run.status != LISTED_STATUS or run.conclusion in BASELINE_CONCLUSIONS)
+
+
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
                            name: str, event: str = "push", base_url: str | None = None, until=None,
                            created_by=None, created_after=None, passed_over: dict | None = None,
                            history=None) -> list:
-    """Download artifact ``name`` of the last ``runs`` successful ``event`` runs of ``workflow`` on ``branch``
-    into ``dest/<run id>/``, newest first; runs without that artifact (or with it expired) are skipped.
-    With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
+    """Download artifact ``name`` of the last ``runs`` ``event`` runs of ``workflow`` on ``branch`` ended in success
+    or failure (``_ended_as_counted``) into ``dest/<run id>/``, newest first, skipping runs without it (or with it
+    expired). With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
     ``created_after``, of the first ``runs`` created after it, oldest first (``_runs_by``, ``_runs_after``).
     ``until(folder)``, called on each folder written, stops the downloads early by answering True.
     Each run listed is checked to be such a run (``run_mismatch``), the filters asked of the API not
@@ -691,10 +706,10 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     try:
         repo = client.get_repo(repository)
         wf = repo.get_workflow(workflow)
-        filters = {"branch": branch, "event": event, "status": "success"}
+        filters = {"branch": branch, "event": event, "status": LISTED_STATUS}
         listed = (_runs_after(wf, created_after, filters) if created_after is not None
                   else _runs_by(wf, created_by, filters) if created_by is not None else wf.get_runs(**filters))
-        for run in listed:
+        for run in _ended_as_counted(listed):
             if len(folders) >= runs:
                 break
             artifact, mismatch = _run_artifact(run, name, run_mismatch(run, repository, workflow, event=event,

@@ -127,7 +127,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
                            workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
                            read: list | None = None, passed_over: dict | None = None,
                            rehearsals: bool = False) -> list[dict]:
-    """The records in artifact ``name`` of successful ``workflow`` runs on ``branch``, newest first:
+    """The records in artifact ``name`` of ``workflow`` runs on ``branch`` that ended in success or failure
+    (``github.BASELINE_CONCLUSIONS``), newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.baseline_of`` keys: a point's throughput or its
     eval scores), of as many as it takes for each to appear in ``runs`` of them (a sweep runs only the keys its
     changelog entry names), looking back at most MAX_ARTIFACT_RUNS runs. With ``before`` (when the
