@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_workflows import AGENTIC_ROW, AGENTIC_SCRIPT, ROOT, TEMPLATES, _git, apply_env_file, load
+from test_workflows import AGENTIC_SCRIPT, ROOT, TEMPLATES, _git, apply_env_file, benchmark_job_run, load
 
 SOURCE_FROM_THE_RUN = "source <(echo :)"  # a file only the run knows: no identity before the benchmark
 
@@ -45,29 +45,11 @@ def _origin(tmp_path: Path) -> tuple[Path, str, str]:
 @pytest.mark.parametrize("name", TEMPLATES)
 def test_a_job_row_env_took_no_identity_for_records_none_whatever_its_container_rewrote(tmp_path, name):
     from workflow_job import run_job  # noqa: PLC0415
-    from test_launchers import fake_bin  # noqa: PLC0415
     from sweepgate.core import fields, jobfile  # noqa: PLC0415
 
     origin, main_sha, pr_sha = _origin(tmp_path)
-    work, temp, home, pybin = (tmp_path / d for d in ("work", "temp", "home", "pybin"))
-    for d in (work, temp, home, pybin):
-        d.mkdir()
-    (pybin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
-    row = {**AGENTIC_ROW, "image": "vllm/vllm-openai:v1"}
-    matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
-              "multinode_evals": [], "multinode_agentic_evals": []}
-    context_doc = {jobfile.REF: "refs/pull/7/head", jobfile.COMMIT: pr_sha,
-                   jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
-    context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
-               "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
-               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": "success"}
-    base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
-                "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
-                "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
-                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
-    results = run_job(load(name)["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
-                      base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),
-                                                    "job-context.json": json.dumps(context_doc).encode()})
+    work, temp, job_run = benchmark_job_run(tmp_path, origin, main_sha, pr_sha, status="success")
+    results = run_job(load(name)["jobs"]["benchmark"], **job_run)
     log = "\n".join(f"--- {n}: {rc}\n{out}" for n, rc, out in results)
     assert [n for n, rc, _ in results if rc] == [], log
     assert SOURCE_FROM_THE_RUN not in (work / AGENTIC_SCRIPT).read_text(), "the container stand-in did not rewrite"

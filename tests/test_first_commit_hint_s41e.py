@@ -6,13 +6,11 @@ stdout (stderr keeps one line per problem), and only before a first commit."""
 
 from __future__ import annotations
 
-import shutil
-
 from conftest import CHANGELOG
+from test_first_commit_hint_s41s import HINT, staged_first_commit
 
 from sweepgate import cli
 
-HINT = "git commit --no-verify"
 # an import: two empty lines between entries, as InferenceX's history has (s41s: the way out follows the
 # refusals an import causes, not an entry's own mistake alone)
 BAD = CHANGELOG + "\n\n- config-keys:\n    - dsr1-fp4-b300-vlm\n  description:\n    - \"x\"\n" \
@@ -20,13 +18,7 @@ BAD = CHANGELOG + "\n\n- config-keys:\n    - dsr1-fp4-b300-vlm\n  description:\n
 
 
 def test_a_refused_first_commit_is_told_how_to_import_an_existing_changelog(make_repo, capsys, monkeypatch):
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
-    repo = make_repo()
-    shutil.rmtree(repo.path / ".git")
-    repo.git("init", "-q", "-b", "main")
-    repo.write("perf-changelog.yaml", BAD)
-    repo.git("add", "-A")
+    repo = staged_first_commit(make_repo, monkeypatch, BAD)
     monkeypatch.chdir(repo.path / "configs")  # as the hook runs it from any folder
     assert cli.main(["validate", "--staged"]) == 1
     out, err = capsys.readouterr()

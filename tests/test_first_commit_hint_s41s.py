@@ -29,7 +29,8 @@ IMPORTED = CHANGELOG + "\n\n" + ENTRY.format(key="dsr1-fp4-b300-vllm", pr="5/cha
 IMPORTED_GONE = IMPORTED + "\n" + ENTRY.format(key="gptoss-fp4-b200-vllm", pr=6)
 
 
-def _first_commit(make_repo, monkeypatch, capsys, changelog: str) -> tuple[str, str]:
+def staged_first_commit(make_repo, monkeypatch, changelog: str):
+    """A repository with no commit yet, ``changelog`` staged as its first commit's (off CI, as a hook runs)."""
     for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
         monkeypatch.delenv(name, raising=False)
     repo = make_repo()
@@ -37,7 +38,11 @@ def _first_commit(make_repo, monkeypatch, capsys, changelog: str) -> tuple[str, 
     repo.git("init", "-q", "-b", "main")
     repo.write("perf-changelog.yaml", changelog)
     repo.git("add", "-A")
-    monkeypatch.chdir(repo.path)
+    return repo
+
+
+def _first_commit(make_repo, monkeypatch, capsys, changelog: str) -> tuple[str, str]:
+    monkeypatch.chdir(staged_first_commit(make_repo, monkeypatch, changelog).path)
     assert cli.main(["validate", "--staged"]) == 1
     return capsys.readouterr()
 

@@ -21,14 +21,19 @@ def _preflight(repo: Path, *keys: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, timeout=300)
 
 
-def test_a_script_failing_alike_in_rows_of_several_exp_names_is_one_problem_naming_them(tmp_path):
+def _preflight_failing(tmp_path: Path, lines: str, word: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """preflight over the fleet with SCRIPT's `prepare_model_path || exit 1` line replaced by ``lines``: what it
+    ran, and its stderr's lines naming ``word``."""
     repo = fleet(tmp_path, "main")
     text = (repo / SCRIPT).read_text()
     assert text.count("prepare_model_path || exit 1\n") == 1
-    (repo / SCRIPT).write_text(text.replace("prepare_model_path || exit 1\n",
-                                            "echo 'Error: HF_TOKEN is not set' >&2; exit 1\n"))
+    (repo / SCRIPT).write_text(text.replace("prepare_model_path || exit 1\n", lines))
     r = _preflight(repo, "dsr1-fp8-b300-vllm")
-    said = [line for line in r.stderr.splitlines() if "HF_TOKEN" in line]
+    return r, [line for line in r.stderr.splitlines() if word in line]
+
+
+def test_a_script_failing_alike_in_rows_of_several_exp_names_is_one_problem_naming_them(tmp_path):
+    r, said = _preflight_failing(tmp_path, "echo 'Error: HF_TOKEN is not set' >&2; exit 1\n", "HF_TOKEN")
     assert r.returncode == 1 and len(said) == 1, r.stderr
     assert said[0].startswith(f"{SCRIPT}: the script exited 1 in the fast rehearsal (Error: HF_TOKEN is not set) "
                               "(5 rows: dsr1_1k1k cluster:b300-nv tp8 conc 4, dsr1_8k1k "), said
@@ -37,13 +42,8 @@ def test_a_script_failing_alike_in_rows_of_several_exp_names_is_one_problem_nami
 
 
 def test_a_script_failing_in_one_row_names_it(tmp_path):
-    repo = fleet(tmp_path, "main")
-    text = (repo / SCRIPT).read_text()
-    (repo / SCRIPT).write_text(text.replace("prepare_model_path || exit 1\n",
-                                            '[[ $ISL == 1024 ]] && { echo "Error: no 1k" >&2; exit 1; }\n'
-                                            "prepare_model_path || exit 1\n"))
-    r = _preflight(repo, "dsr1-fp8-b300-vllm")
-    said = [line for line in r.stderr.splitlines() if "no 1k" in line]
+    r, said = _preflight_failing(tmp_path, '[[ $ISL == 1024 ]] && { echo "Error: no 1k" >&2; exit 1; }\n'
+                                           "prepare_model_path || exit 1\n", "no 1k")
     assert r.returncode == 1 and len(said) == 1, r.stderr
     assert said[0].startswith(f"{SCRIPT}: the script exited 1 in the fast rehearsal (Error: no 1k) "
                               "(row dsr1_1k1k cluster:b300-nv tp8 conc 4); "), said

@@ -38,6 +38,23 @@ def _read_by_bash(repo: GitRepo) -> list[str]:
     return [line.split(":", 1)[1] for line in out.splitlines() if line.startswith("read:")]
 
 
+def _each_edit_changes_the_identity(repo: GitRepo, paths: list[str]) -> None:
+    """An edit to any of the files bash reads changes the row's run identity (none is left out of the hash)."""
+    for path in paths:
+        first = _identity(repo)
+        assert first is not None
+        repo.write(path, repo.read(path) + b"# changed\n")
+        assert _identity(repo) not in (None, first), path
+
+
+def _read_from_the_working_folder(tmp_path, text: str, files: dict[str, str], read: list[str]) -> None:
+    """The launcher's lines run by real bash read exactly ``read``, and each of those files is hashed."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
+                                **{path: _says(path) + more for path, more in files.items()}})
+    assert _read_by_bash(repo) == read
+    _each_edit_changes_the_identity(repo, read)
+
+
 # each: the launcher's lines, the files (path -> what it does after saying it was read), the files bash reads
 RUN_FROM_THE_WORKING_FOLDER = {
     "cd b; bash x.sh, x.sh sourcing y.sh": (
@@ -77,15 +94,7 @@ RUN_WHERE_ONLY_THE_RUN_KNOWS = {
 
 @pytest.mark.parametrize("how", [*RUN_FROM_THE_WORKING_FOLDER, *RUN_WHERE_ONLY_THE_RUN_KNOWS])
 def test_a_file_run_is_read_from_the_working_folder_at_the_run(tmp_path, how):
-    text, files, read = {**RUN_FROM_THE_WORKING_FOLDER, **RUN_WHERE_ONLY_THE_RUN_KNOWS}[how]
-    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
-                                **{path: _says(path) + more for path, more in files.items()}})
-    assert _read_by_bash(repo) == read
-    for path in read:
-        first = _identity(repo)
-        assert first is not None
-        repo.write(path, repo.read(path) + b"# changed\n")
-        assert _identity(repo) not in (None, first), path
+    _read_from_the_working_folder(tmp_path, *{**RUN_FROM_THE_WORKING_FOLDER, **RUN_WHERE_ONLY_THE_RUN_KNOWS}[how])
 
 
 def test_a_file_run_through_a_tracked_link_to_a_folder_is_hashed(tmp_path):
@@ -95,11 +104,7 @@ def test_a_file_run_through_a_tracked_link_to_a_folder_is_hashed(tmp_path):
     os.symlink("shared", repo.path / "bench")
     repo.commit(message="bench -> shared")
     assert _read_by_bash(repo) == ["shared/x.sh", "shared/y.sh"]
-    for path in ("shared/x.sh", "shared/y.sh"):
-        first = _identity(repo)
-        assert first is not None
-        repo.write(path, repo.read(path) + b"# changed\n")
-        assert _identity(repo) not in (None, first), path
+    _each_edit_changes_the_identity(repo, ["shared/x.sh", "shared/y.sh"])
     first = _identity(repo)
     os.remove(repo.path / "bench")
     os.symlink("benchmarks", repo.path / "bench")  # the link pointed elsewhere: another file runs
@@ -154,15 +159,7 @@ AFTER_A_CONDITION = {
 
 @pytest.mark.parametrize("how", AFTER_A_CONDITION)
 def test_an_else_branch_runs_where_the_condition_left_the_run(tmp_path, how):
-    text, files, read = AFTER_A_CONDITION[how]
-    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + text,
-                                **{path: _says(path) + more for path, more in files.items()}})
-    assert _read_by_bash(repo) == read
-    for path in read:
-        first = _identity(repo)
-        assert first is not None
-        repo.write(path, repo.read(path) + b"# changed\n")
-        assert _identity(repo) not in (None, first), path
+    _read_from_the_working_folder(tmp_path, *AFTER_A_CONDITION[how])
 
 
 def test_the_reading_of_an_else_branch_is_exact():
@@ -208,10 +205,7 @@ def test_a_file_run_through_a_command_or_after_options_is_hashed(tmp_path, line)
     ran = ("b/" if line.startswith("cd b") else "") + ("t.py" if "python3" in line else "x.sh")
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + line + "\n", ran: _says(ran)})
     assert _read_by_bash(repo) == [ran]
-    first = _identity(repo)
-    assert first is not None
-    repo.write(ran, repo.read(ran) + b"# changed\n")
-    assert _identity(repo) not in (None, first)
+    _each_edit_changes_the_identity(repo, [ran])
 
 
 # a file an interpreter reads on its standard input, and one run where only the run knows the working folder
@@ -231,10 +225,7 @@ def test_a_file_fed_to_an_interpreter_or_run_elsewhere_is_hashed(tmp_path, line)
     out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
                          env={"PATH": f"{shim}:/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path)}).stdout
     assert out == f"read:{ran}\n"
-    first = _identity(repo)
-    assert first is not None
-    repo.write(ran, repo.read(ran) + b"# changed\n")
-    assert _identity(repo) not in (None, first)
+    _each_edit_changes_the_identity(repo, [ran])
 
 
 # s41t: a command that runs the interpreter in another working folder (a container's, a node's, `env -C`'s): the file
@@ -267,7 +258,4 @@ def test_a_file_run_in_another_working_folder_is_hashed(tmp_path, case):
     out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True,
                          env={"PATH": f"{shim}:/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path)}).stdout
     assert out == f"read:{ran}\n"
-    first = _identity(repo)
-    assert first is not None
-    repo.write(ran, repo.read(ran) + b"# changed\n")
-    assert _identity(repo) not in (None, first)
+    _each_edit_changes_the_identity(repo, [ran])

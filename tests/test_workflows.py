@@ -1790,6 +1790,35 @@ def _origin(tmp_path, marker, scenario):
 
 
 AGENTIC_SCRIPT = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+JOB_ROW = {**AGENTIC_ROW, "image": "vllm/vllm-openai:v1"}  # the row benchmark_job_run's job runs
+
+
+def benchmark_job_run(tmp_path: Path, origin: Path, main_sha: str, pr_sha: str, *,
+                      status: str) -> tuple[Path, Path, dict]:
+    """The workspace, runner.temp and run_job's keywords for a benchmark-template job on a GPU host: main's
+    tools at main_sha, the approved commit pr_sha running JOB_ROW, job.status ``status``."""
+    from test_launchers import fake_bin  # noqa: PLC0415
+    from sweepgate.core import jobfile  # noqa: PLC0415
+
+    work, temp, home, pybin = (tmp_path / d for d in ("work", "temp", "home", "pybin"))
+    for d in (work, temp, home, pybin):
+        d.mkdir()
+    # the GPU host's python3 (no virtualenv, so nothing but PYTHONPATH supplies sweepgate)
+    (pybin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
+    matrix = {"single_node": {"agentic": [JOB_ROW]}, "multi_node": {}, "evals": [], "agentic_evals": [],
+              "multinode_evals": [], "multinode_agentic_evals": []}
+    context_doc = {jobfile.REF: "refs/pull/7/head", jobfile.COMMIT: pr_sha,
+                   jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
+    context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
+               "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
+               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": status}
+    base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
+                "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
+                "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
+                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
+    artifacts = {"matrix.json": json.dumps(matrix).encode(), "job-context.json": json.dumps(context_doc).encode()}
+    return work, temp, {"workspace": work, "origin": origin, "context": context, "base_env": base_env,
+                        "artifacts": artifacts}
 
 
 @pytest.mark.parametrize("scenario", ["plants", "leftover", "symlink", "dangling", "directory", "fails"])
@@ -1805,7 +1834,6 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     must too, else they follow the links it leaves; dropping the sidecar's `always()` passed every test).
     Main's row-env and sidecar run, or the job stops before any PR file could matter."""
     from workflow_job import run_job  # noqa: PLC0415
-    from test_launchers import fake_bin  # noqa: PLC0415
     from sweepgate.core import jobfile  # noqa: PLC0415
 
     marker = tmp_path / "PR-CODE-RAN"
@@ -1814,9 +1842,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     host.mkdir()
     (host / "model.bin").write_text("weights")
     origin, main_sha, pr_sha = _origin(tmp_path, marker, scenario)
-    work, temp, home, pybin = (tmp_path / d for d in ("work", "temp", "home", "pybin"))
-    for d in (work, temp, home, pybin):
-        d.mkdir()
+    work, temp, job_run = benchmark_job_run(tmp_path, origin, main_sha, pr_sha,
+                                            status="failure" if scenario == "fails" else "success")
     if scenario == "leftover":  # a past job's container wrote a hook into the kept workspace's .git
         _git("init", "-q", cwd=work)
         _git("remote", "add", "origin", str(origin), cwd=work)
@@ -1825,26 +1852,8 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
         hook = work / ".git/hooks/post-checkout"
         hook.write_text(f"#!/bin/sh\necho hook >> {marker}\n")
         hook.chmod(0o755)
-    # the GPU host's python3 (no virtualenv, so nothing but PYTHONPATH supplies sweepgate)
-    (pybin / "python3").symlink_to(getattr(sys, "_base_executable", sys.executable))
-    row = {**AGENTIC_ROW, "image": "vllm/vllm-openai:v1"}
-    matrix = {"single_node": {"agentic": [row]}, "multi_node": {}, "evals": [], "agentic_evals": [],
-              "multinode_evals": [], "multinode_agentic_evals": []}
-    context_doc = {jobfile.REF: "refs/pull/7/head", jobfile.COMMIT: pr_sha,
-                   jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
-    context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
-               "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
-               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30",
-               "job.status": "failure" if scenario == "fails" else "success"}
-    base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
-                "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
-                "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
-                "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
     uploads: dict[str, list[str]] = {}
-    results = run_job(docs[name]["jobs"]["benchmark"], workspace=work, origin=origin, context=context,
-                      base_env=base_env, artifacts={"matrix.json": json.dumps(matrix).encode(),
-                                                    "job-context.json": json.dumps(context_doc).encode()},
-                      uploads=uploads)
+    results = run_job(docs[name]["jobs"]["benchmark"], **job_run, uploads=uploads)
     log = "\n".join(f"--- {n}: {rc}\n{out}" for n, rc, out in results)
     assert not marker.exists(), f"PR code ran: {marker.read_text()}\n{log}"
     assert (host / "model.bin").exists(), "checking out main's tools deleted a host directory\n" + log
@@ -1861,7 +1870,7 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
         assert re.search(rf"{re.escape(link)}: was a symbolic link to \S+; removed, not uploaded", sidecar_step[1]), log
     assert (work / ".sweepgate-main/utils/sitecustomize.py").exists(), "the container stand-in did not run"
     env = apply_env_file(temp / "github_env")
-    assert env["EXP_NAME"] == row["exp-name"] and env["RESULT_DIR"] == "results"
+    assert env["EXP_NAME"] == JOB_ROW["exp-name"] and env["RESULT_DIR"] == "results"
     sidecar = json.loads(Path(jobfile.path_for(str(work / "results"), env["RESULT_FILENAME"])).read_text())
     assert sidecar[jobfile.JOB][jobfile.REF] == "refs/pull/7/head", sidecar  # main's, over the script's
     # only the job's own files go up: not the second result and sidecar the script left beside them
@@ -1875,7 +1884,7 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     from sweepgate.core.identity import identities  # noqa: PLC0415
     from sweepgate.core.placement import runners_at  # noqa: PLC0415
 
-    approved = identities([row], runners_at(str(temp / "sweepgate-main")), lambda paths: {
+    approved = identities([JOB_ROW], runners_at(str(temp / "sweepgate-main")), lambda paths: {
         p: subprocess.run(["git", "-C", str(origin), "show", f"{pr_sha}:{p}"], capture_output=True).stdout or None
         for p in paths})[0]
     assert sidecar[jobfile.JOB][jobfile.RUN_IDENTITY] == approved, log
