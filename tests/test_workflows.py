@@ -1884,9 +1884,12 @@ def test_pr_code_never_runs_as_sweepgate_on_the_gpu_host(docs, tmp_path, name, s
     from sweepgate.core.identity import identities  # noqa: PLC0415
     from sweepgate.core.placement import runners_at  # noqa: PLC0415
 
-    approved = identities([JOB_ROW], runners_at(str(temp / "sweepgate-main")), lambda paths: {
-        p: subprocess.run(["git", "-C", str(origin), "show", f"{pr_sha}:{p}"], capture_output=True).stdout or None
-        for p in paths})[0]
+    from sweepgate.core.identity import read_git  # noqa: PLC0415
+    from sweepgate.core.load import Git  # noqa: PLC0415
+
+    # as `ci reuse` reads the approved commit: its blobs and its tracked files (a file a script names by its name
+    # alone is hashed when the commit tracks it, s41x)
+    approved = identities([JOB_ROW], runners_at(str(temp / "sweepgate-main")), read_git(Git(str(origin)), pr_sha))[0]
     assert sidecar[jobfile.JOB][jobfile.RUN_IDENTITY] == approved, log
 
 
