@@ -26,9 +26,9 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (TOP_CWD, bare_named, bare_names, ending_in, helper_folders, ran_from_workspace,
-                                    read_helpers, resolve_script, runs_multinode, script_candidates, sourced_helpers,
-                                    started, tail_sources, unseen_sources)
+from sweepgate.core.recipes import (TOP_CWD, bare_names, ending_in, helper_folders, ran_from_workspace, read_helpers,
+                                    resolve_script, runs_multinode, script_candidates, sourced_helpers, started,
+                                    tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -244,7 +244,10 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
-        tailed = _read_written_ends(todo, take, blobs, tracked, folders) or tailed
+        tails = [(rest, start == WORKSPACE, site)
+                 for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
+        tailed = tailed or bool(tails)
+        _read_tails(tails, take, blobs, tracked, folders)
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
                 reached, escaped = _reached(path, blobs, tracked, lambda found: [
@@ -264,21 +267,6 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     found = Files(out)
     found.folders = folders
     return found
-
-
-def _read_written_ends(files: list[str], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
-                       folders: dict[str, list]) -> bool:
-    """``take`` (``tail_files``) what a `source` in ``files`` of a path whose start only the run knows may read
-    (``_read_tails``), and each tracked file they name by its name alone (``recipes.bare_named``: `cat .env`, the one in
-    the working folder there, or every one of that name where only the run knows the folder); whether there was such a
-    `source`."""
-    tails = [(rest, start == WORKSPACE, site)
-             for _, _, rest, start, site in tail_sources(files, blobs, starts=True, folders=folders, sites=True)]
-    _read_tails(tails, take, blobs, tracked, folders)
-    for name, exact, site in bare_named(files, blobs, folders):  # a word that names no tracked file reads nothing
-        for path in ([name] if tracked.holds(name) else []) if exact else tracked.may_be(name):
-            take(_read_at(folders, path, blobs, site, tracked))
-    return bool(tails)
 
 
 def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],

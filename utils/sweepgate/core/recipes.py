@@ -414,26 +414,6 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
     return list(dict.fromkeys(found))
 
 
-def bare_named(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[tuple]:
-    """(a path, whether it is a checkout path, the working folder there) of each name alone as a word of the files
-    ``paths`` (``shellwords.Reading.bare_named``: `cat .env`, `--config cfg.yaml`), in order, each file read from each
-    working folder ``folders`` gives it: from the working folder there, a checkout path, or, where only the run knows
-    the folder (``shellwords.Reading.bare_tails``: `cd "$W"; cat .env`), the name, which every tracked file of that name
-    may be. ``identity.tail_files`` reads the tracked files among them alone: a word that names none (`vllm`) reads
-    nothing, no submodule, no link."""
-    found = []
-    for path in dict.fromkeys(paths):
-        text = (blobs.get(path) or b"").decode("utf-8", "replace")
-        folder = posixpath.dirname(path)
-        for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
-            read = _shell_reading(text, *start)
-            found += [(_helper(folder, beside, from_top), True, _site(folder, site))
-                      for (_, beside, from_top), site in zip(_relative(read.bare_named), read.bare_named_sites)]
-            found += [(rest, False, _site(folder, site)) for (_, rest), site in zip(read.bare_tails,
-                                                                                     read.bare_tail_sites)]
-    return list(dict.fromkeys(found))
-
-
 def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:
     """The path after the workspace of each file the files ``paths`` run from it
     (``shellwords.Reading.ran_from_workspace``: `bash "$GITHUB_WORKSPACE/x.sh"`), in order, each file read from each

@@ -56,9 +56,7 @@ files it runs by a path from the working folder in the checkout (``Reading.ran``
 the path after `$GITHUB_WORKSPACE/`, read as any tracked file ending so where a file of the job moves the workspace),
 and those it runs by a path whose start only the run knows but whose end is written (``Reading.ran_tails``: `bash
 "$D/x.sh"`), each with the working folder at the run, where the file starts (``Reading.ran_sites``,
-``Reading.ran_tail_sites``; so for ``Reading.named``, ``Reading.named_sites``). And each name alone as a word but in a
-comment or a heredoc's body (``Reading.bare_named``, ``Reading.bare_tails``: `cat .env`, `--config cfg.yaml`), which
-names a file only where the checkout tracks one of that name (``identity.tail_files``).
+``Reading.ran_tail_sites``; so for ``Reading.named``, ``Reading.named_sites``).
 """
 
 from __future__ import annotations
@@ -289,14 +287,6 @@ class Reading:
     # each variable the text may set (anywhere: in a function's body, by `read`, by a file it sources), and its value
     # where the text ends (None: only the run knows it): what a file that sources it goes on with (``reading``'s sets)
     left: dict[str, Place | None] = field(default_factory=dict)
-    # each file named by a name alone as a word of the code (``_bare_named``: `cat .env`, `--config cfg.yaml`), only a
-    # tracked file's counting (``recipes.helper_folders``): an offset, its place from the working folder there (TOP or
-    # FOLDER), and that folder, in the same order; where only the run knows the folder, the name (its written end,
-    # ``tail_sources``: every tracked file of that name) and the folder there
-    bare_named: list[tuple[int, Place]] = field(default_factory=list)
-    bare_named_sites: list[Place | None] = field(default_factory=list)
-    bare_tails: list[tuple[int, str]] = field(default_factory=list)
-    bare_tail_sites: list[Place | None] = field(default_factory=list)
 
 
 def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = (),
@@ -315,30 +305,7 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
     read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent)
     read.named, read.named_sites = _named(text, read.assigned, read.moved, start)
-    _bare_named(text, parts[2], read, start)
     return read
-
-
-# A file's name alone as a word (`.env`, `cfg.yaml`, `--config=cfg.yaml`'s value; no `/`, not `.`, `..`, no option)
-_FILE_WORD = re.compile(r'(?<![^\s;&|()<>`"\'=])\.?[\w+][\w.+-]*(?=[\s;&|()<>`"\']|\Z)')
-
-
-def _bare_named(text: str, literal: list[tuple[int, int]], read: Reading, start: dict[str, Place | None]) -> None:
-    """Each name alone as a word of ``text`` (``_FILE_WORD``; in a string too, not in a comment or a heredoc's body,
-    ``literal``: ``shellcode.parts``' spans) into ``read`` (its ``moved`` read already): from each working folder it
-    may be read from there (``_cwds_at``) into ``Reading.bare_named``, or, where only the run knows the folder, into
-    ``Reading.bare_tails`` (`export $(cat .env)`: which file it sources next may hang on it)."""
-    unread = [(begin, end) for begin, end in literal if not text.startswith(("'", "$'"), begin)]
-    for m in _FILE_WORD.finditer(text):
-        if m.group() in (".", "..") or any(begin <= m.start() < end for begin, end in unread):
-            continue
-        for cwd in _cwds_at(read.moved, m.start(), start):
-            if cwd is not None and cwd[0] != TAIL:
-                read.bare_named.append((m.start(), _from_cwd(cwd, m.group())))
-                read.bare_named_sites.append(cwd)
-            else:
-                read.bare_tails.append((m.start(), posixpath.join(cwd[1], m.group()) if cwd else m.group()))
-                read.bare_tail_sites.append(cwd)
 
 
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
