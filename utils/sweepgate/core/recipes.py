@@ -307,7 +307,8 @@ def _folders_of(path: str) -> list[str]:
 def _left(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None, ends: dict, depth: int) -> tuple:
     """What a file sourced from ``cwd`` leaves the variables it may set (``shellwords.Reading.left``), as (name, place)
     pairs for the file that sources it: a place beside it as one from the checkout's top (``_site``), its own name
-    (`$0`) as one only the run knows; past ``SOURCED_DEPTH`` files sourced in each other, or in a cycle, nothing."""
+    (`$0`) as one only the run knows, as is a place beside it in a file that spells `$0` (in a file sourced, `$0` is
+    the running script: `D="$(dirname "$0")/lib"` is beside that, ``shellwords`` takes it for this file's); past ``SOURCED_DEPTH`` files sourced in each other, or in a cycle, nothing."""
     key = ("left", path, cwd)
     if key not in ends:
         ends[key] = ()
@@ -315,8 +316,9 @@ def _left(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | Non
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
             start = start_of(path, blobs, cwd, ends, depth)
             read = _shell_reading(text, *start, *_sets(path, blobs, *start, ends, depth))
-            folder = posixpath.dirname(path)
-            ends[key] = tuple((name, None if place is None or place[0] == shellwords.SELF else
+            folder, dollar0 = posixpath.dirname(path), shellwords.names_dollar0(text)
+            ends[key] = tuple((name, None if place is None or place[0] == shellwords.SELF
+                               or dollar0 and place[0] == FOLDER else
                                _site(folder, place) if place[0] == FOLDER else place)
                               for name, place in read.left.items())
     return ends[key]
@@ -333,7 +335,10 @@ def _end(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
             start = start_of(path, blobs, cwd, ends, depth)  # and what the files it sources set (`cd "$D"`)
             read = _shell_reading(text, *start, *_sets(path, blobs, *start, ends, depth))
-            ends[path, cwd] = (bool(read.moved), _site(posixpath.dirname(path), read.end_cwd))
+            left = read.end_cwd
+            if left and left[0] == FOLDER and shellwords.names_dollar0(text):
+                left = None  # `cd "$(dirname "$0")"`: beside the running script, not this file (``_left``)
+            ends[path, cwd] = (bool(read.moved), _site(posixpath.dirname(path), left))
     return ends[path, cwd]
 
 

@@ -1209,6 +1209,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     words, elsewhere = _ran_words(text, code, literal)
     found: dict[tuple[int, Place, Place | None], None] = {}
     tails: dict[tuple[int, str, Place | None], None] = {}
+    unseen: dict[tuple[int, str], None] = {}
     for at, word in sorted(set(words)):
         bare = word.replace('"', "").replace("'", "")
         here = None if at in elsewhere else _cwd_at(moved, at, start)
@@ -1225,6 +1226,8 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
                 places.append((place, variables[_CWD]))
                 if tail := _ran_tail(word, place):
                     tails[at, tail, variables[_CWD]] = None
+                elif place is None and _cleared(bare, at, assigned, variables) and (said := _unseen(word, False)):
+                    unseen[at, said] = None
         found.update(((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                      and posixpath.basename(place[1]) not in ("", ".", "..")
                      and not (place[0] == TOP and place[1].startswith("../")))
@@ -1234,6 +1237,22 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
+    read.unseen += list(unseen)
+
+
+def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, int]],
+             variables: dict[str, Place | None]) -> bool:
+    """Whether a path run at ``at`` (``bare``: its word, quotes taken) expands a variable the text gave a known value
+    before and only the run knows now (``variables``: those in force there), as after a computed writer (`D=x.sh;
+    export $(cat .env); bash "$D"`): the file run is one only the run knows, as a `source` of it (``Reading.unseen``).
+    A variable the text never gave a value it knew (a function's parameter, one from the environment) is none: its
+    run is passed over, as before."""
+    for m in _VARIABLE.finditer(bare):
+        name = m["braced"] or m["bare"]
+        if name in variables and variables[name] is None and any(
+                each == name and place is not None and end <= at for each, place, _, end in assigned):
+            return True
+    return False
 
 
 def _ran_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], set[int]]:
