@@ -91,3 +91,14 @@ def test_dollar0_in_a_sourced_file_is_the_running_scripts_folder(tmp_path, how):
     ran = _ran(repo, {})
     assert ran == [beside], (how, ran)  # bash reads the one beside the running script
     assert _seen_or_blind(repo, beside), (how, _hashed(repo))
+
+
+def test_bash_source_in_a_sourced_file_stays_beside_it(tmp_path):
+    """`D="$(dirname "${BASH_SOURCE[0]}")/lib"` in a shared file is beside that file: shared/lib/y.sh hashed, the row
+    keeps its identity (only a file that spells `$0` leaves its folders unknown)."""
+    shared = _beside("shared/h.sh")
+    read = _beside("shared/lib/y.sh")
+    repo = _checkout(tmp_path, {LAUNCHER: f'#!/usr/bin/env bash\nsource {shared}\nsource "$D/y.sh"\n',
+                                shared: 'D="$(dirname "${BASH_SOURCE[0]}")/lib"\n', read: f"echo ran:{read}\n"})
+    assert _ran(repo, {}) == [read]
+    assert _identity(repo) is not None and read in _hashed(repo)
