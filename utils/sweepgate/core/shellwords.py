@@ -177,8 +177,8 @@ _INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*
 # another user, `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`
 _ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|sudo|xargs|ssh'
                         r'|mpirun|nsys|env(?=(?:[ \t]+[^\s;&|]+)*?[ \t]+(?:-[A-Za-z0]*C|--chdir)))(?![\w./-])')
-# where a command of a pipeline begins in the code (a `\`-continued line goes on): an `_ELSEWHERE` word before the
-# interpreter after it counts
+# where a command of a pipeline begins in the code (a `\`-continued line goes on), outside the command substitutions
+# and subshells before it (``_run_elsewhere``): an `_ELSEWHERE` word before the interpreter after it counts
 _COMMAND_BREAK = re.compile(r'(?<!\\)\n|[;&|(]')
 # A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
 _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
@@ -320,7 +320,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
-    _ran(text, code, read, variables or {}, literal)
+    _ran(text, code, read, variables or {}, literal, spans)
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -492,7 +492,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
     shown, moves, sets = text if shown is None else shown, moves or {}, sets or {}
     flow = _Flow(text, code, spans, read, list(moves), sets)
     code, empty = _empty_words(text, code, spans)
-    scopes = [_Scope(len(text) + 1, dict(variables or {}), [])]
+    scopes = [_Scope(len(text) + 1, dict(variables or {}), [], began=_cwd(variables or {}))]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
     # lead: where the first assignment's word of the chain ends
     at, chain, declared, spanned, lead = 0, -1, False, 0, 0
@@ -713,12 +713,19 @@ def _failed(scope: _Scope, scopes: list[_Scope], read: Reading, at: int, region:
     """At a `||` of a list (``region``): the commands before it may have failed before setting what they set, so each
     variable (or the working folder) they may set that the commands after it set again is one only the run knows
     there (`cd a || cd b`: `cd b` runs from where `cd a` failed to leave, not from a); those names, for the region's
-    end to take either value (``_flowed``). What the commands after it leave alone keeps its value (`cd a || exit`)."""
+    end to take either value (``_flowed``). A `cd` before it that the commands after it leave alone may have failed
+    too, and they run only when something before failed: there the working folder is either the one before the list
+    or the one the `cd` left (``_either``; `cd a || bash x.sh` runs x.sh from the top, `cd a && false || bash x.sh`
+    from a), as an `if`'s `else` is read; after the list it is the `cd`'s, as before (`cd a || exit`)."""
     dropped = set()
     for name in _every(sets.within(region.lead, at), scope.variables):
         if sets.sets(name, at, region.end) and (name in scope.variables or name == _CWD):
             _set(scope, scopes, read, at, name, None)
             dropped.add(name)
+    if _CWD not in dropped and sets.sets(_CWD, region.lead, at):
+        held = [place for where, place, end in read.moved if where < region.lead < end]
+        if (either := _either(held[-1] if held else scope.began, scope.cwd)) != scope.cwd:
+            _set(scope, scopes, read, at, _CWD, either)
     return dropped
 
 
@@ -1116,6 +1123,8 @@ class _Scope:
     regions: dict[int, tuple[dict, dict]] = field(default_factory=dict)
     # each `if` begun here and not ended: the variables after its last condition, and where each branch before ended
     alternatives: dict[int, tuple[dict, list[dict]]] = field(default_factory=dict)
+    # the working folder where it began (as its text, or the command substitution holding it, began)
+    began: Place | None = (TOP, "")
 
     @property
     def cwd(self) -> Place | None:
@@ -1143,7 +1152,7 @@ def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) 
     top.pending[:] = [p for p in top.pending if p[0] > at]
     while k < len(spans) and spans[k][0] <= at:
         if spans[k][1] > at:
-            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), []))
+            scopes.append(_Scope(spans[k][1], dict(scopes[-1].variables), [], began=scopes[-1].cwd))
         k += 1
     return k
 
@@ -1189,7 +1198,7 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
 
 
 def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
-         literal: list[tuple[int, int]] = ()) -> None:
+         literal: list[tuple[int, int]] = (), spans: list[tuple[int, int]] = ()) -> None:
     """Each file ``text`` runs by a path from the working folder, into ``read`` (its ``assigned`` and ``moved`` read
     already): the first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`,
     `bash "$S"` with `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a
@@ -1204,9 +1213,9 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
     an interpreter after `docker run`, `srun`, `env -C` … (``_run_elsewhere``) starts where only the run knows, a
     container's or another node's folder: its relative path is a written end. ``code``: ``text``'s code
-    (``shellcode.parts``)."""
+    (``shellcode.parts``, with ``spans``)."""
     assigned, moved = read.assigned, read.moved
-    words, elsewhere = _ran_words(text, code, literal)
+    words, elsewhere = _ran_words(text, code, literal, spans)
     found: dict[tuple[int, Place, Place | None], None] = {}
     tails: dict[tuple[int, str, Place | None], None] = {}
     unseen: dict[tuple[int, str], None] = {}
@@ -1255,14 +1264,14 @@ def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, in
     return False
 
 
-def _ran_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], set[int]]:
+def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int, str]], set[int]]:
     """The words ``_ran`` reads as files run (each an offset and the word), and the offsets of those an interpreter
-    runs where only the run knows the working folder (``_run_elsewhere``)."""
+    runs where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's command substitutions
+    and subshells, ``shellcode.parts``)."""
     words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
              if (gap := _BLANKS.match(text, m.end()))
              and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
-    breaks = [m.end() for m in _COMMAND_BREAK.finditer(code)]
-    elsewhere = {at for at, _ in words if _run_elsewhere(code, breaks, at)}
+    elsewhere = {at for at, _ in words if _run_elsewhere(code, spans, at)}
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
@@ -1277,12 +1286,20 @@ def _ran_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], se
     return words, elsewhere
 
 
-def _run_elsewhere(code: str, breaks: list[int], at: int) -> bool:
+def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int) -> bool:
     """Whether the file run at ``at`` (an interpreter's word) runs where only the run knows the working folder: an
-    ``_ELSEWHERE`` command (`docker run`, `srun`, `env -C`) stands before it in its command (``breaks``: where each
-    begins, after a ``_COMMAND_BREAK``)."""
-    k = bisect.bisect_right(breaks, at) - 1
-    return _ELSEWHERE.search(code, breaks[k] if k >= 0 else 0, at) is not None
+    ``_ELSEWHERE`` command (`docker run`, `srun`, `env -C`) stands before it in its command. That command begins after
+    the last ``_COMMAND_BREAK`` before ``at`` in the innermost command substitution or subshell holding it (``spans``,
+    from ``shellcode.parts``; the text when none), what those closed before ``at`` hold skipped: a `$( )` inside a
+    word begins no command (`srun --container-name=$(echo "$I" | sed …) bash x.sh` runs x.sh elsewhere)."""
+    lo = max([start for start, end in spans if start < at < end], default=0)
+    view = list(code[lo:at])
+    for start, end in spans:
+        if lo <= start and end < at:  # closed before ``at``: nothing in it begins the command
+            view[start - lo:end - lo + 1] = " " * (end - start + 1)
+    view = "".join(view)
+    begins = [m.end() for m in _COMMAND_BREAK.finditer(view)]
+    return _ELSEWHERE.search(view, begins[-1] if begins else 0) is not None
 
 
 def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:
