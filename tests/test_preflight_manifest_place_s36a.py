@@ -51,7 +51,7 @@ def test_an_image_no_entry_lists_stands_at_the_selected_config_s_image_line(tmp_
     what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
     assert r.returncode == 0 and said(r, what), r.stderr
     text, annotation = said(r, what)
-    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; list the image"), r.stderr
+    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; add the image to"), r.stderr
     assert annotation.startswith(f"::warning file={AMD},line={line}::{what}"), r.stderr
 
 
@@ -165,7 +165,7 @@ def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and f"configs/nvidia-master.yaml:{line}:{col}: warning: image vllm/vllm-openai:v0.12.0 " \
-        "has no vllm or vllm-bench manifest; list the image" in r.stderr, r.stderr
+        "has no vllm or vllm-bench manifest; add the image to" in r.stderr, r.stderr
 
 
 def test_an_images_json_edited_while_preflight_runs_gives_no_place_not_a_traceback(tmp_path):
@@ -196,7 +196,7 @@ def test_a_sibling_config_that_cannot_expand_costs_the_selected_row_none_of_its_
     what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
     assert "mi355x-new" not in r.stderr and r.returncode == 0, r.stderr
     text, _ = said(r, what)
-    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; list the image"), r.stderr
+    assert text.startswith(f"{AMD}:{line}:{col}: warning: {what}; add the image to"), r.stderr
 
 
 def test_only_a_pin_of_the_missing_version_is_said_to_pin_it(tmp_path):
