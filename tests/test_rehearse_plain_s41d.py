@@ -6,6 +6,7 @@ terminal without it keeps the live status line. Real runs: the CLI on a pseudo-t
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from test_terminal import ESCAPE, fleet, on_a_terminal, piped  # noqa: F401 - fleet: a fixture
@@ -75,7 +76,9 @@ def test_preflight_shows_the_row_and_command_it_runs_on_a_terminal_only(fleet, t
     key = "dsr1-fp8-b300-vllm"
     row = "preflight: dsr1_1k1k cluster:b300-nv tp8 conc 4"
     tty = on_a_terminal(fleet, "preflight", "--config-keys", key)
-    assert f"{row} (1/" in tty and f"{row} (1/5): $ vllm serve " in tty, repr(tty[:3000])
+    # a command of the row in its status line (which one a refresh of the live line catches depends on the
+    # machine's speed: a fast `vllm serve` may be replaced by the client's command before it is drawn)
+    assert f"{row} (1/" in tty and re.search(rf"{re.escape(row)} \(1/5\): \$ (vllm|python3?) ", tty), repr(tty[:3000])
     assert f"{row}: 4 commands, 0 problems" in tty, tty
     plain = on_a_terminal(fleet, "preflight", "--config-keys", key, NO_COLOR="1")
     assert "\x1b" not in plain and "$ " not in plain and f"{row}: 4 commands, 0 problems" in plain, plain
