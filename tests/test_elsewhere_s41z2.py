@@ -63,16 +63,20 @@ def test_a_substitution_before_the_interpreter_keeps_it_run_elsewhere(tmp_path, 
     _each_edit_changes_the_identity(repo, ["x.sh"])
 
 
-def test_a_substitution_holding_the_tool_leaves_the_command_after_it_here(tmp_path):
-    """`X=$(docker ps | head -1); bash x.sh`: the docker is the substitution's; bash runs b/x.sh, read so."""
-    files = {LAUNCHER: "#!/usr/bin/env bash\ncd b\nX=$(docker ps 2>/dev/null | head -1); bash x.sh\n",
-             "x.sh": _says("x.sh"), "b/x.sh": _says("b/x.sh")}
+def _b_alone(tmp_path, lines: str) -> None:
+    """The launcher's ``lines`` run b/x.sh under bash, with x.sh beside it at the top: b/x.sh is hashed, x.sh not."""
+    files = {LAUNCHER: "#!/usr/bin/env bash\n" + lines, "x.sh": _says("x.sh"), "b/x.sh": _says("b/x.sh")}
     repo = _checkout(tmp_path, files)
     assert _run(tmp_path, repo.path) == "read:b/x.sh\n"
     _each_edit_changes_the_identity(repo, ["b/x.sh"])
     first = _identity(repo)
     repo.write("x.sh", repo.read("x.sh") + b"# changed\n")
     assert _identity(repo) == first
+
+
+def test_a_substitution_holding_the_tool_leaves_the_command_after_it_here(tmp_path):
+    """`X=$(docker ps | head -1); bash x.sh`: the docker is the substitution's; bash runs b/x.sh, read so."""
+    _b_alone(tmp_path, "cd b\nX=$(docker ps 2>/dev/null | head -1); bash x.sh\n")
 
 
 # each: the line, what bash reads with b there, and with b gone (the cd fails)
@@ -102,11 +106,4 @@ def test_after_a_failed_cd_the_right_of_or_runs_from_where_it_was(tmp_path, case
 
 def test_after_cd_or_exit_the_folder_is_the_cds(tmp_path):
     """`cd b || exit 1; bash x.sh`: past the list the run is in b (or gone), as before: b/x.sh alone."""
-    files = {LAUNCHER: "#!/usr/bin/env bash\ncd b || exit 1\nbash x.sh\n",
-             "x.sh": _says("x.sh"), "b/x.sh": _says("b/x.sh")}
-    repo = _checkout(tmp_path, files)
-    assert _run(tmp_path, repo.path) == "read:b/x.sh\n"
-    _each_edit_changes_the_identity(repo, ["b/x.sh"])
-    first = _identity(repo)
-    repo.write("x.sh", repo.read("x.sh") + b"# changed\n")
-    assert _identity(repo) == first
+    _b_alone(tmp_path, "cd b || exit 1\nbash x.sh\n")
