@@ -140,13 +140,16 @@ _WORD_END = frozenset(" \t" + shellgrammar.OPERATORS)
 # (each `$(` of a text is tried as one: a longer one would cost a scan of the text each)
 _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)(?![\w-])')
 _SPELLING_MAX = 256
+# The name of a shell (`bash`, `sh`, `dash`, `ksh`, `zsh`) and of an interpreter that runs a file it is given (a shell, `python3.11`)
+_SHELL_NAME = r'(?:ba|da|k|z)?sh'
+_INTERPRETER_NAME = r'(?:python[\d.]*|' + _SHELL_NAME + ')'
 # A shell run with a command string (`bash -c`, `sh -lc`, `/bin/bash -o pipefail -ec`; its options before) or
 # `eval`, as a word of the code; the string follows
-_STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*(?:ba|da|k|z)?sh)[ \t]+'
+_STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
                              r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
                              r'|(?P<eval>eval))(?=[ \t])')
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
-_SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*(?:ba|da|k|z)?sh(?![\w./-])'
+_SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*' + _SHELL_NAME + r'(?![\w./-])'
 _SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
 # Text a shell reads on its standard input: `bash <<< "..."`, `echo "..." | bash` (`printf` too; options after it)
 _SHELL_FED = re.compile(rf'{_SHELL_WORD}(?:[ \t]+-[A-Za-z]+)*[ \t]*<<<(?P<string>)'
@@ -170,7 +173,7 @@ _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[
 # `bash -o pipefail x.sh`, `python3 -W ignore x.py`, `/usr/bin/env python3 x.py`), as a word of the code anywhere in a
 # command (`timeout 600 python3 x.py`, `srun ... bash x.sh`, `run bash x.sh`); none that takes a command string or a
 # module instead (`-c`, `-m`)
-_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)'
+_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*' + _INTERPRETER_NAME +
                           r'(?:[ \t]+(?:(?:-[oOWX]|\+[oO]|--rcfile|--init-file)[ \t]+[\w.:=/-]+'
                           r'|-(?![A-Za-z]*[cm])[A-Za-z]+|--[a-z][\w-]*))*(?=[ \t])')
 # A command that runs the interpreter after it where only the run knows the working folder (a container, another node,
@@ -193,7 +196,7 @@ _SCRIPT_NAMED = re.compile(r'(?<![^\s;&|()<>`"\'=])(?:\$(?:GITHUB_WORKSPACE|\{GI
 # `|&`)
 _PIPELINE_END = re.compile(r'(?<!\\)\n|;|&&|\|\||(?<![<>&|])&(?![>&])')
 # an interpreter's word anywhere (``_INTERPRETER`` with no word after it: `| bash`, `| xargs bash`)
-_INTERPRETER_WORD = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*(?:python[\d.]*|(?:ba|da|k|z)?sh)(?![\w.+/-])')
+_INTERPRETER_WORD = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*' + _INTERPRETER_NAME + r'(?![\w.+/-])')
 # a `source`/`.` command's word (``Reading.sourced`` and ``tails`` read it, a command string's too: `bash -c 'source
 # y.sh'`): no file run
 _SOURCE_BEFORE = re.compile(r'(?<![^\s;&|(`"\'])(?:source|\.)[ \t]+(?:--[ \t]+)?["\']?\Z')
