@@ -76,14 +76,21 @@ FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the f
 # Sizes a legend is drawn at before the last stays (its markers do not shrink with its text, so a fitted
 # size can still be a pixel or two wide; review polish26: the second try was removed too, leaving no legend).
 LEGEND_TRIES = 3
+BACKGROUND = "white"  # the figure's and the plot's: every colour drawn on it is measured against it (``contrast``)
 STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
-         "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False}
-# The last is a dark orange (Okabe-Ito's, darkened: 3.3:1 on white): it draws the thin plus marker, which in the
-# olive it replaced (#bcbd22, 2.0:1) was barely seen on its hollow baseline plus (new user s41l).
-PALETTE = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#c77c00")
-# A point label's ink on the white plot reaches at least this contrast (WCAG's ratio for large text):
-# the palette's cyan, fine as a marker, is too faint as text, so labels get a darker shade.
+         "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
+         "figure.facecolor": BACKGROUND, "axes.facecolor": BACKGROUND, "savefig.facecolor": BACKGROUND}
+# Six hues, each at least 3:1 on the BACKGROUND (WCAG 2.x's ratio for graphical objects: markers, fronts) and no
+# verdict's red or green: blue, purple, teal, brown, pink, dark orange. The last (Okabe-Ito's orange, darkened:
+# 3.3:1) draws the thin plus marker, which in the olive it replaced (#bcbd22, 2.0:1) was barely seen on its hollow
+# baseline plus (new user s41l). s42c: the cyan (#17becf, 2.2:1) is a darker teal and the pink (#e377c2, 2.7:1) a
+# deeper one; the purple, lighter and bluer (#9467bd), now stands apart from the blue to a protanope too (5.7 to 19
+# CIELAB units apart in a simulation; every pair is 11 or more to a protanope or deuteranope, 33 to normal vision).
+PALETTE = ("#1f77b4", "#9e6fe0", "#00838f", "#8c564b", "#d4559e", "#c77c00")
+# A point label's ink on the plot's BACKGROUND reaches at least this contrast (WCAG's ratio for large text):
+# a palette colour at the edge of it as a marker gets a darker shade as text.
 LABEL_CONTRAST = 3.0
+ONE_SERIES_INK = "#222222"  # a point label's ink on a chart of one series
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
 # A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
 # marked NOT_MEASURED with its ``missing`` figure, but as a question mark under a legend entry of its own
@@ -93,7 +100,8 @@ COLORS = {C.REGRESSED: "#d62728", C.IMPROVED: "#2ca02c", C.FAILED: "#d62728", "b
           NOT_MEASURED: "#444444", C.NEW: "#444444"}
 METADATA = {"png": {"Software": "sweepgate"}, "svg": {"Date": None, "Creator": "sweepgate"}}
 # Each colour's own marker, so the series of a chart differ in shape too (review: blue and purple, cyan
-# and pink read as one to a colour-blind reader); past len(PALETTE) series, a colour takes another marker.
+# and pink read as one to a colour-blind reader, before s42c's hues); past len(PALETTE) series, a colour takes
+# another marker.
 MARKERS = ("o", "s", "^", "D", "v", "P")
 # A chart holds at most this many series, each in its own colour; a group with more is drawn as
 # parts ("part 2 of 4"), series in their labels' order (a sweep of 32 recipes on one hardware
@@ -151,20 +159,27 @@ def _hue(name: str) -> int:
 
 
 def label_ink(colour: str) -> tuple[float, float, float]:
-    """``colour`` for text on white: darkened step by step until it reaches LABEL_CONTRAST."""
+    """``colour`` for text on the BACKGROUND: darkened step by step until it reaches LABEL_CONTRAST."""
     from matplotlib.colors import to_rgb
 
     rgb = to_rgb(colour)
-    while contrast_on_white(rgb) < LABEL_CONTRAST:
+    while contrast(rgb) < LABEL_CONTRAST:
         rgb = tuple(c * 0.9 for c in rgb)
     return rgb
 
 
-def contrast_on_white(rgb: tuple[float, float, float]) -> float:
-    """WCAG 2 contrast ratio of an sRGB colour (0-1 channels) against white."""
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2 relative luminance of an sRGB colour (0-1 channels)."""
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-    return 1.05 / (luminance + 0.05)
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(rgb: tuple[float, float, float], background: str = BACKGROUND) -> float:
+    """WCAG 2 contrast ratio of an sRGB colour (0-1 channels) against ``background`` (the charts')."""
+    from matplotlib.colors import to_rgb
+
+    dark, light = sorted((_luminance(rgb), _luminance(to_rgb(background))))
+    return (light + 0.05) / (dark + 0.05)
 
 
 def series_styles(items: list[dict]) -> dict[tuple, tuple[str, str]]:
@@ -440,7 +455,7 @@ def front_style(kind: str, ink: str) -> dict:
     and for a hollow one a white core (FRONT_CORE) stroked along the middle of each dash."""
     from matplotlib import patheffects
 
-    core = [patheffects.Normal(), patheffects.Stroke(linewidth=FRONT_CORE[kind], foreground="white")]
+    core = [patheffects.Normal(), patheffects.Stroke(linewidth=FRONT_CORE[kind], foreground=BACKGROUND)]
     return {"linestyle": FRONT_STYLE[kind], "zorder": FRONT_ZORDER[kind], "color": ink,
             "linewidth": FRONT_WIDTH[kind], "path_effects": core if FRONT_CORE[kind] else []}
 
@@ -457,7 +472,7 @@ def _draw_points(ax, items: list[dict], styles: dict[tuple, tuple[str, str]]) ->
     for i, item in enumerate(items):
         color, marker = styles[item["series"]]
         if item["base"]:  # grey on a chart of one series; else ringed in its series' colour
-            ax.plot(*item["base"], marker=marker, markersize=MARKER_SIZE, markerfacecolor="white", linestyle="none",
+            ax.plot(*item["base"], marker=marker, markersize=MARKER_SIZE, markerfacecolor=BACKGROUND, linestyle="none",
                     markeredgecolor=COLORS["baseline"] if len(styles) == 1 else color, gid=f"{BASE_GID}-{i}",
                     zorder=3)
         if item["pr"] is None and item["flag"] == NOT_MEASURED:  # where its baseline stands: a thin cross, or a "?"
@@ -613,7 +628,7 @@ def _baseline_and_fronts(items: list[dict], styles: dict[tuple, tuple[str, str]]
     shown = [s for s in styles if any(_base_shown(item) for item in items if item["series"] == s)]
     if shown:  # a chart of new or only failed points has none to name
         label = baseline_label(items, baseline) + base_mark
-        out.append(_keys([Line2D([], [], marker=styles[s][1], linestyle="none", markerfacecolor="white",
+        out.append(_keys([Line2D([], [], marker=styles[s][1], linestyle="none", markerfacecolor=BACKGROUND,
                                  markeredgecolor=COLORS["baseline"] if len(styles) == 1 else styles[s][0],
                                  markersize=MARKER_SIZE, label=label) for s in shown]))
     for kind in (BASE_FRONT, PR_FRONT):
@@ -1028,7 +1043,7 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     placed, labels, leaders = [], [], []  # the labels' boxes, the labels, the leaders' ends
     index = {id(item): i for i, item in enumerate(items)}
     for item, text, spot in sorted(spot_labels(fig, ax, items), key=lambda s: not s[0]["flag"]):  # ringed first
-        ink = "#222222" if len(styles) == 1 else label_ink(styles[item["series"]][0])
+        ink = ONE_SERIES_INK if len(styles) == 1 else label_ink(styles[item["series"]][0])
         label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
                             fontsize=POINT_LABEL_SIZE, color=ink, zorder=6, in_layout=False)
         i = index[id(item)]
