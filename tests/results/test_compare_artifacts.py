@@ -352,7 +352,8 @@ def test_artifacts_that_all_hold_no_records_are_named_not_read_as_no_baseline(gh
     gh.runs.clear()  # no run has the artifact: said so, not "no baseline results for run pr-7's points"
     assert cli.main(argv) == 0
     assert capsys.readouterr().err.splitlines() == [
-        f"--baseline-artifacts: warning: the completed push runs of {OWNER}/{NAME}'s run-sweep.yml on main hold "
+        f"--baseline-artifacts: warning: the push runs of {OWNER}/{NAME}'s run-sweep.yml on main (conclusion success or "
+        f"failure) hold "
         f"no baseline records (none has an unexpired {source.RESULTS_ARTIFACT} artifact), so nothing of them is "
         "compared: every point of run pr-7 is new; check --baseline-ref, and check that the collect job of "
         "run-sweep.yml writes its results with `results ingest --jsonl` (a run whose every job was reused writes "
@@ -596,8 +597,8 @@ def test_a_listed_run_that_is_no_successful_push_run_on_main_is_passed_over_and_
         return
     said = [f"run {6000 + len(STRAY_RUNS) - 1 - k} ({what})" for k, (_, what) in enumerate(STRAY_RUNS)]
     assert err.splitlines() == [
-        f"--baseline-artifacts: warning: passed over 7 runs the API listed as completed push runs of {OWNER}/{NAME}'s "
-        f"run-sweep.yml on main that are not: {', '.join(said[:5])}, and 2 more; their artifacts were not read; "
+        f"--baseline-artifacts: warning: passed over 7 runs the API listed as push runs of {OWNER}/{NAME}'s "
+        f"run-sweep.yml on main (conclusion success or failure) that are not: {', '.join(said[:5])}, and 2 more; their artifacts were not read; "
         "the API answered past the filters sent; check --github-api-url / GITHUB_API_URL and any proxy on the way"], err
 
 
@@ -624,8 +625,8 @@ def test_a_run_of_a_tag_named_main_is_passed_over_and_each_commit_is_asked_once(
     assert blobs_read(gh) == [5004, 5003, 5002, 5001, 5000]  # the tag's artifacts are never downloaded
     said = f"head_sha {tagged[:12]} not in main's history: a tag named main, or a commit main no longer holds"
     assert err.splitlines() == [
-        f"--baseline-artifacts: warning: passed over 2 runs the API listed as completed push runs of {OWNER}/{NAME}'s "
-        f"run-sweep.yml on main that are not: run 6001 ({said}), run 6000 ({said}); their artifacts were not read; "
+        f"--baseline-artifacts: warning: passed over 2 runs the API listed as push runs of {OWNER}/{NAME}'s "
+        f"run-sweep.yml on main (conclusion success or failure) that are not: run 6001 ({said}), run 6000 ({said}); their artifacts were not read; "
         f"a run of a tag is listed under the tag's name: delete a tag named main "
         f"(git push origin :refs/tags/main); a run of a commit main no longer holds is not main's either"], err
     compares = [t.split("/compare/")[1].split("?")[0] for t in gh.stub.targets if "/compare/" in t]

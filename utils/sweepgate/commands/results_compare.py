@@ -166,8 +166,8 @@ def _run_in_baseline_files(args) -> None:
 
 
 def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
-    """Say, in one warning line, which runs the API listed as the baseline branch's completed push runs of
-    the sweep workflow that are not (``github.download_run_artifacts`` re-checks each), and what of each
+    """Say, in one warning line, which runs the API listed as the baseline branch's push runs of the sweep
+    workflow that ended in a conclusion that counts (``github.counted_runs``) that are not (``github.download_run_artifacts`` re-checks each), and what of each
     differs: their artifacts were not read, and the API (or a proxy on the way) answered past the filters
     sent, which may have cost the baseline runs it should have listed, or a tag has the branch's name."""
     from sweepgate.core import github
@@ -177,7 +177,7 @@ def _passed_over_runs(args, repository: str, passed_over: dict) -> None:
     from sweepgate.results import source
 
     branch = source.branch_of(args.baseline_ref)
-    listed_as = f"completed push runs of {repository}'s {SWEEP_WORKFLOW} on {branch}"
+    listed_as = github.counted_runs(f"push runs of {repository}'s {SWEEP_WORKFLOW} on {branch}")
     one = len(passed_over) == 1
     emit([Diagnostic("--baseline-artifacts", rule="baseline-run-mismatch", severity="warning",
                      message=f"warning: {github.passed_over_runs(passed_over, listed_as)}; "
@@ -191,9 +191,9 @@ def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
     --baseline-jsonl is said: the general "no baseline results" line sent the user after a --baseline-ref
     that was right, or left them guessing which artifacts were read."""
     from sweepgate.core.errors import emit
-    from sweepgate.results import source
-
     from sweepgate.core.fields import SWEEP_WORKFLOW
+    from sweepgate.core.github import counted_runs
+    from sweepgate.results import source
 
     branch, workflow, one = source.branch_of(args.baseline_ref), SWEEP_WORKFLOW, len(runs) == 1
     which = f"run {runs[0]}" if one else f"runs {', '.join(runs[:-1])} and {runs[-1]}" if runs else ""
@@ -203,8 +203,9 @@ def _empty_artifacts(args, repository: str, runs: list[str]) -> None:
         held = f"{artifacts} of {repository}'s {workflow} {which} on {branch} {'holds' if one else 'hold'}"
         how = f"{'its' if one else 'their'} JSONL files are empty"
     else:
-        shown = f"the completed push runs of {workflow} on {branch}"
-        held = f"the completed push runs of {repository}'s {workflow} on {branch} hold"
+        ours = f"{repository}'s {workflow}"
+        shown = f"the {counted_runs(f'push runs of {workflow} on {branch}')}"
+        held = f"the {counted_runs(f'push runs of {ours} on {branch}')} hold"
         how = f"none has an unexpired {source.RESULTS_ARTIFACT} artifact"
     emit([_empty_baseline(args, "--baseline-artifacts", held, how, "it" if one else "them", everything=True,
                           hint=("" if runs else "check --baseline-ref, and ") + f"check that the collect job of "
@@ -275,8 +276,10 @@ def check_combinations(args) -> None:
         argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
                                    "request the comment goes to)", "add one of them, or leave --pr-number out")
     if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
+        from sweepgate.core.github import counted_runs
+
         argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
-                                   f"reads the completed push runs of {SWEEP_WORKFLOW} on a branch",
+                                   f"reads the {counted_runs(f'push runs of {SWEEP_WORKFLOW} on a branch')}",
                                    f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or "
                                    f"--db with a store that holds runs on {args.baseline_ref}")
 

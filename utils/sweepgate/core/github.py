@@ -611,6 +611,13 @@ BASELINE_CONCLUSIONS = ("success", "failure")
 LISTED_STATUS = "completed"  # the `status` filter asked of the API: GitHub lists completed runs of every conclusion
 
 
+def counted_runs(runs: str) -> str:
+    """``runs`` (``push runs of OWNER/NAME's run-sweep.yml on main``) as a message names the runs whose artifacts
+    are read: with the conclusions that count (BASELINE_CONCLUSIONS), ``... (conclusion success or failure)``
+    (s42c: "completed push runs" read as every run that ended, a cancelled one too, which is passed over)."""
+    return f"{runs} (conclusion {' or '.join(BASELINE_CONCLUSIONS)})"
+
+
 def run_mismatch(run, repository: str, workflow: str, *, event: str, branch: str, succeeded: bool = True) -> str:
     """What of a run GitHub listed is not what the list was asked for: its documented fields (GitHub's
     "List workflow runs for a workflow") that differ, as ``event pull_request, head_branch feature``; ""
