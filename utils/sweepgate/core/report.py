@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterable
 
 from sweepgate.core import fields as F
@@ -136,17 +137,25 @@ def reader_left() -> bool:
     return bool(getattr(sys.stdout, "reader_left", False))
 
 
+CLOCK = time.monotonic  # what ``progress`` times a piped line by (a test's clock steps as it is read)
+PIPED_EVERY = 5.0  # seconds of work between two progress lines into a pipe or a file (a CI log)
+
+
 def progress(total: int, what: str, minimum: int, *, of: str = ""):
-    """Progress over a list of ``total`` items on stderr when it is a terminal and there are ``minimum`` items or
-    more (work that takes more than a few seconds); else None (piped: a CI log keeps the command's own summary).
-    Called on the list, it yields its items. Where stderr may be drawn on (``live``), a transient rich bar; on a
-    terminal that may not be (NO_COLOR, TERM=dumb), plain lines ``what: done/total of``, one a tenth of the work
-    (counted, not timed) and one at the end: a redrawn bar is cursor-control codes many times a second."""
+    """Progress over a list of ``total`` items on stderr when there are ``minimum`` items or more (work that
+    may take more than a few seconds); else None. Called on the list, it yields its items. Where stderr may be
+    drawn on (``live``), a transient rich bar; on a terminal that may not be (NO_COLOR, TERM=dumb), plain lines
+    ``what: done/total of``, one a tenth of the work (counted, not timed) and one at the end: a redrawn bar is
+    cursor-control codes many times a second. Into a pipe or a file (a CI log), the same plain line each
+    PIPED_EVERY seconds of work (by CLOCK) and one at the end once any was said; work done sooner says nothing,
+    leaving the log the command's own summary (s42c: a job of minutes said nothing until its end)."""
     import sys
 
     stream = sys.stderr
-    if total < minimum or not stream.isatty():
+    if total < minimum:
         return None
+    if not stream.isatty():
+        return lambda items: _piped_progress(items, total, what, of, stream, CLOCK)
     if not live(stream):
         return lambda items: _plain_progress(items, total, what, of, stream)
     from rich.progress import track
@@ -154,13 +163,28 @@ def progress(total: int, what: str, minimum: int, *, of: str = ""):
     return lambda items: track(items, description=what, console=console(stream), transient=True)
 
 
+def _progress_line(what: str, done: int, total: int, of: str, stream) -> None:
+    """``what: done/total of``, the line plain progress says, said once the item is through (the loop asks for
+    the next)."""
+    print(f"{what}: {done}/{total}{f' {of}' if of else ''}", file=stream, flush=True)
+
+
 def _plain_progress(items, total: int, what: str, of: str, stream):
     every = -(-total // 10)  # ten lines at most, and the last at the end
-    unit = f" {of}" if of else ""
     for done, item in enumerate(items, 1):
         yield item
-        if done % every == 0 or done == total:  # said once the item is through (the loop asks for the next)
-            print(f"{what}: {done}/{total}{unit}", file=stream, flush=True)
+        if done % every == 0 or done == total:
+            _progress_line(what, done, total, of, stream)
+
+
+def _piped_progress(items, total: int, what: str, of: str, stream, clock):
+    last, said = clock(), False
+    for done, item in enumerate(items, 1):
+        yield item
+        now = clock()
+        if now - last >= PIPED_EVERY or (said and done == total):
+            _progress_line(what, done, total, of, stream)
+            last, said = now, True
 
 
 def fits(console, renderable) -> bool:
