@@ -61,7 +61,7 @@ def test_the_headline_counts_points_and_names_its_metrics_as_the_sections_do():
     and "#### New (30)" sat over "5 points no main run has measured". Each count names its unit, and
     the headline and the headings count alike."""
     lines = render.markdown(mixed_run()).splitlines()
-    assert lines[1] == f"### sweepgate results: run pr-7 against refs/heads/main (last 5 runs; 2\u20135 found): {COUNTS}"
+    assert lines[1] == f"### sweepgate results: run pr-7 against main (last 5 runs; 2\u20135 found): {COUNTS}"
     headings = [line for line in lines if line.startswith(("#### ", "<summary>"))]
     assert headings == ["#### Regressed (1 point, 2 metrics)", "#### Improved (1 point, 1 metric)",
                         "#### New (5 points)",
@@ -74,7 +74,7 @@ def test_the_headline_counts_points_and_names_its_metrics_as_the_sections_do():
 
 def test_the_terminal_summary_names_its_units():
     text = render.table_text(mixed_run()).splitlines()
-    assert text[-1] == f"run pr-7 against refs/heads/main (last 5 runs; 2\u20135 found): {COUNTS}"
+    assert text[-1] == f"run pr-7 against main (last 5 runs; 2\u20135 found): {COUNTS}"
     assert not any("each by its worst verdict" in line for line in text)  # the headline counts each point once (s41o)
 
 

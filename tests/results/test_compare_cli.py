@@ -244,7 +244,7 @@ def test_a_baseline_ref_spelled_as_a_branch_name_reads_as_git_reads_it(env, caps
                      "--fail-on-regression"])
     out = capsys.readouterr()
     assert code == 3, out.err
-    assert "run pr-7 against refs/heads/main (last 5 runs; 2\u20135 found)" in out.out and C.REGRESSED in out.out
+    assert "run pr-7 against main (last 5 runs; 2\u20135 found)" in out.out and C.REGRESSED in out.out
     # a ref the store knows nothing like: still judged (a first run on a new branch), with a note
     code = cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--json", "--baseline-ref",
                      "refs/heads/release"])

@@ -25,7 +25,7 @@ def test_an_eval_regression_is_in_the_headline_of_the_markdown_and_the_terminal(
                           "--fail-on-regression")
     assert rc == 3, err
     heading = md.splitlines()[1]
-    assert heading.startswith("### sweepgate results: run 2002 against refs/heads/main")
+    assert heading.startswith("### sweepgate results: run 2002 against main")
     assert heading.endswith(f" found): {EVALS}"), heading
     rc, text, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--fail-on-regression")
     assert rc == 3, err

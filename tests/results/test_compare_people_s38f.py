@@ -24,7 +24,7 @@ def _headline(pr: list[dict], history: list[dict]) -> str:
 
 def test_the_headline_of_a_run_where_nothing_changed_says_so_without_zeros():
     line = _headline(synth.pr_run(), synth.history())
-    assert line == ("run pr-7 against refs/heads/main (last 5 runs): nothing failed, regressed or improved; "
+    assert line == ("run pr-7 against main (last 5 runs): nothing failed, regressed or improved; "
                     "10 points unchanged"), line
 
 

@@ -78,7 +78,7 @@ def test_a_line_never_ends_on_a_label_whose_counts_follow():
     the next line. A line ends after a ';' first, then a ',', a ':' last."""
     from sweepgate.core.report import packed
 
-    headline = ("run pr-7 against refs/heads/main (last 5 runs; 5 found): 1 point improved (3 metrics), "
+    headline = ("run pr-7 against main (last 5 runs; 5 found): 1 point improved (3 metrics), "
                 "4 points unchanged; eval scores: 0 regressed, 2 new")
     for width in range(60, len(headline)):
         lines = packed(headline.split(), width)

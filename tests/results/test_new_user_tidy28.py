@@ -40,7 +40,7 @@ def test_an_eval_only_run_s_headline_says_its_scores_baseline_not_0_found(tmp_pa
     proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", *fmt)
     assert proc.returncode == 0, proc.stderr
     line = headline(proc.stdout, "pe")
-    assert line.endswith("run pe against refs/heads/main (newest of last 5 runs): nothing failed, regressed or improved; "
+    assert line.endswith("run pe against main (newest of last 5 runs): nothing failed, regressed or improved; "
                          "eval scores: 2 unchanged"), line  # no point's count, no zero (s38f)
     judged = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", "pe", "--json")
     assert [e["baseline"]["run-id"] for e in json.loads(judged.stdout)["evals"]] == ["m1", "m1"]
@@ -93,7 +93,7 @@ def test_a_piped_headline_longer_than_240_columns_stays_whole(tmp_path):
     """Piped with no COLUMNS a line is never wrapped, but rich cut a headline (and, once printed as it
     is, a note) at the pipe's 240 columns: a long run id left "... 0 points insufficient-d" and no more (its end now "10 points unchanged")."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    run = "pr-" + "long-run-name-" * 10  # a headline past 240 columns
+    run = "pr-" + "long-run-name-" * 11  # a headline past 240 columns
     with store.open_store(db) as st:
         st.add(synth.history(runs=5) + synth.pr_run(run=run))
     proc = sweepgate(tmp_path, "results", "compare", "--db", db, "--run", run)

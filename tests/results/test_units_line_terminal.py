@@ -56,7 +56,7 @@ def test_compare_s_terminal_table_says_the_units_its_markdown_says(tmp_path, db)
     assert " ".join(line.strip() for line in units_lines(term.stdout.splitlines())) == TERMINAL, term.stdout
     at = next(i for i, line in enumerate(said) if line.startswith("Units: "))
     assert any("output_tput_per_gpu" in line for line in said[:at]), "under the table it is about"
-    assert said[-1].startswith("run pr-7 against refs/heads/main"), "the headline stays the last line"
+    assert said[-1].startswith("run pr-7 against main"), "the headline stays the last line"
 
 
 def test_no_unit_line_where_no_column_lacks_a_unit(tmp_path):

@@ -478,9 +478,9 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-# A count ("3", "1,234", "68.0" of plan's GPU-hours, "(5" of "(last 5 runs)"): a line of counts breaks
-# before it, never after it.
-_COUNT = re.compile(r"\(?\d[\d,]*(?:\.\d+)?")
+# A count ("3", "1,234", "68.0" of plan's GPU-hours, "(5" of "(last 5 runs)", a range "2–5" of "2–5 found"): a
+# line of counts breaks before it, never after it.
+_COUNT = re.compile(r"\(?\d[\d,]*(?:\.\d+)?(?:\u2013\d[\d,]*(?:\.\d+)?)?")
 ITEM_ENDS = (",", ";", ":")  # what ends an item of a line of counts ("1 point improved (3 metrics),"), print_units
 
 

@@ -312,11 +312,15 @@ def before(rec: dict, past: Past) -> bool:
 
 
 def short_ref(ref: str) -> str:
-    """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart."""
+    """refs/heads/main -> main, refs/pull/42/merge -> pull/42/merge: the part a reader tells apart; a full
+    commit id as every message names one (``fields.short_sha``). Every report names a baseline ref so, its
+    headline and its notes alike (s42c: the headline said refs/heads/main, the note under it main)."""
+    from sweepgate.core.fields import short_sha
+
     for prefix in ("refs/heads/", "refs/"):
         if ref.startswith(prefix):
             return ref[len(prefix):]
-    return ref
+    return short_sha(ref)
 
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"

@@ -278,7 +278,7 @@ NOT_MEASURED_COUNT = "not measured"  # the headline's word for the points main h
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
-    """The headline: the window (and how many baseline runs the points had, when some had fewer: ``3
+    """The headline: the baseline ref as every note names it (``record.short_ref``), the window (and how many baseline runs the points had, when some had fewer: ``3
     found``, or ``3–5 found`` when they differ, as the charts' legends say it; it named the most, 5,
     beside a point judged on 3), the points' counts (``tally``: each verdict's points and metrics, as
     the sections count them), then, in a run with eval scores, theirs (an eval regression fails
@@ -304,7 +304,7 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
             else f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found")
     if comparison.evals and not comparison.verdicts:
         runs = _eval_window(comparison.evals, window)
-    return f"run {comparison.run} against {baseline_ref} ({runs}): {counts}"
+    return f"run {comparison.run} against {R.short_ref(baseline_ref)} ({runs}): {counts}"
 
 
 def _eval_window(evals: list, window: int) -> str:
