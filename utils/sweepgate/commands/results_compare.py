@@ -331,6 +331,8 @@ def run(args) -> int:
     _say_unordered(comparison, args)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
     comparison.notes = [*args.baseline_notes, *comparison.notes]
+    if args.plots:
+        comparison.context = _context(args, pr, comparison)
     charts = _draw(comparison, args.plots, (args.baseline_ref, args.window)) if args.plots else []
     _print(comparison, args, charts)  # a reader who leaves (`| head -1`) ends it, not what follows: cli.ReaderMayLeave
     sys.stdout.flush()  # the report before a step summary is written or a comment posted
@@ -391,6 +393,21 @@ def _same_pr(args, run_pr: int | None) -> None:
                f"are stored under refs/pull/{run_pr}/...)", f"pass --pr-number {run_pr}, or leave it out: the "
                "comment goes to the run's own pull request")
 
+
+
+def _context(args, pr: list[dict], comparison) -> dict:
+    """What a chart none of whose recipes the baseline measured draws as context (``charts.contexts``): the
+    baseline's newest figures of the run's models on its hardware, read only where such a chart is drawn."""
+    from sweepgate.results import charts, store_adapter
+
+    groups = charts.chart_groups(comparison)
+    if not charts.unbased(groups):
+        return {}
+    if args.baseline_jsonl or args.baseline_artifacts:
+        found = store_adapter.context_of_files(args.baseline_read, pr, args.baseline_ref)
+    else:
+        found = store_adapter.context_records(args.db, pr, args.baseline_ref)
+    return charts.contexts(comparison, found, groups)
 
 
 def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str, bool, bool, bool]]:

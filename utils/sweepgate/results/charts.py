@@ -91,6 +91,10 @@ PALETTE = ("#1f77b4", "#9e6fe0", "#00838f", "#8c564b", "#d4559e", "#c77c00")
 # a palette colour at the edge of it as a marker gets a darker shade as text.
 LABEL_CONTRAST = 3.0
 ONE_SERIES_INK = "#222222"  # a point label's ink on a chart of one series
+# A chart none of whose points has a baseline (recipes the baseline never measured) draws the nearest recipe the
+# baseline did measure (``contexts``), thin, dotted and grey, as context: never compared, and so named in the legend
+# (``context_label``); with none such, its title says there is no baseline to compare (``no_baseline_words``).
+CONTEXT_GID, CONTEXT_INK = "context-recipe", "#8c8c8c"  # 3.4:1 on the BACKGROUND: faint, still seen
 NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
 # A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
 # marked NOT_MEASURED with its ``missing`` figure, but as a question mark under a legend entry of its own
@@ -380,6 +384,92 @@ def chart_names(groups) -> dict[tuple, str]:
             for i, (g, n) in enumerate(zip(groups, names))}
 
 
+# The fields of GROUP a neighbouring recipe may differ in (it is of the chart's model and hardware), in the order
+# they weigh: the one differing in fewer, then in later ones, is nearer (``_nearness``).
+NEAR_FIELDS = tuple(f for f in GROUP if f not in (R.MODEL, R.HARDWARE))
+
+
+def unbased(groups: dict[tuple, list[dict]]) -> list[tuple]:
+    """The chart groups (``chart_groups``) none of whose points has a baseline median: recipes the baseline never
+    measured, a chart with nothing of the baseline on it."""
+    return [group for group, items in groups.items() if not any(item["base"] for item in items)]
+
+
+def _gap(a, b) -> float:
+    """How far apart two sequence lengths are (as a factor, in logs); 0 for equal, or for one that is no number."""
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (a, b))
+    return abs(math.log(a / b)) if ok else float(a != b)
+
+
+def _nearness(group: tuple, series: set, other_group: tuple, other_series: tuple) -> tuple:
+    """How far a recipe the baseline measured (``other_group``, ``other_series``) stands from a chart's (``group``,
+    its ``series``): first by the NEAR_FIELDS it differs in (how many, then which), then by the SERIES fields it
+    differs in from the nearest of the chart's series (config key, recipe), then by its sequence lengths; then by
+    its label, so the choice is one."""
+    mine, theirs = dict(zip(GROUP, group)), dict(zip(GROUP, other_group))
+    differs = tuple(mine[f] != theirs[f] for f in NEAR_FIELDS)
+    recipe = min(sum(a != b for a, b in zip(s, other_series)) for s in series)
+    sequence = sum(_gap(mine[f], theirs[f]) for f in (R.ISL, R.OSL))
+    return sum(differs), differs, recipe, sequence, " · ".join(map(str, other_series))
+
+
+def contexts(comparison: C.Comparison, candidates: list[dict], groups: dict | None = None) -> dict[tuple, tuple]:
+    """Each ``unbased`` chart group -> (group, series, records) of the recipe of ``candidates`` (the baseline's
+    newest record of each point of the run's models on its hardware: ``store_adapter.context_records``) nearest it
+    (``_nearness``) among those of its model and hardware with a figure for both axes; a group with none has no
+    entry. What its chart draws as context (review s42c: a recipe the PR added was charted alone, with nothing of
+    main's to read it against)."""
+    groups = chart_groups(comparison) if groups is None else groups
+    found: dict[tuple, list[dict]] = {}
+    for rec in candidates:
+        if str(rec.get(R.RUN_ID)) != str(comparison.run) and _xy(rec.get(R.METRICS) or {}):
+            found.setdefault((tuple(rec.get(g) for g in GROUP), series_of(R.point_values(rec))), []).append(rec)
+    out = {}
+    for group in unbased(groups):
+        series = {item["series"] for item in groups[group]}
+        near = [key for key in found if (key[0][0], key[0][2]) == (group[0], group[2])]  # its model, its hardware
+        if near:
+            best = min(near, key=lambda key: _nearness(group, series, *key))
+            out[group] = (*best, found[best])
+    return out
+
+
+def context_label(group: tuple, context: tuple, baseline: tuple[str, int]) -> str:
+    """The legend's entry of a chart's context (``contexts``): ``context, not compared: main's newest
+    dsr1-fp8-b300-vllm``, and what of the chart's group it differs in (``fp4``, ``8192/1024``)."""
+    other, series, _ = context
+    mine, theirs = dict(zip(GROUP, group)), dict(zip(GROUP, other))
+    differs = [str(theirs[f]) for f in (R.PRECISION, R.SCENARIO) if theirs[f] != mine[f]]
+    if (theirs[R.ISL], theirs[R.OSL]) != (mine[R.ISL], mine[R.OSL]):
+        differs.append(f"{theirs[R.ISL]}/{theirs[R.OSL]}")
+    return f"context, not compared: {R.short_ref(baseline[0])}'s newest {' · '.join([_describe(series)[0], *differs])}"
+
+
+def no_baseline_words(group: tuple, items: list[dict], baseline: tuple[str, int], sought: bool) -> str:
+    """The line a chart's title ends with where nothing of the baseline is on it: ``no baseline to compare: main has
+    no run of this recipe``; where a neighbour was sought (``contexts``) and none found, ``main never ran this model
+    on h200``."""
+    ref = R.short_ref(baseline[0])
+    if sought:
+        return f"no baseline to compare: {ref} never ran this model on {group[GROUP.index(R.HARDWARE)]}"
+    return f"no baseline to compare: {ref} has no run of {'this recipe' if len({i['series'] for i in items}) == 1 else 'these recipes'}"
+
+
+def context_style() -> dict:
+    """A context recipe's line and markers (``contexts``), alike on the chart and in the legend."""
+    return {"color": CONTEXT_INK, "linestyle": (0, (1, 1.5)), "linewidth": 1.2, "marker": "o", "markersize": 4,
+            "markerfacecolor": BACKGROUND, "markeredgecolor": CONTEXT_INK, "zorder": 1.5}
+
+
+def _draw_context(ax, context: tuple | None) -> list[tuple[float, float]]:
+    """Draw a chart's context (``contexts``) as one dotted line through its points, by interactivity; its points."""
+    if not context:
+        return []
+    points = sorted(p for p in (_xy(rec.get(R.METRICS) or {}) for rec in context[2]) if p)
+    ax.plot([p[0] for p in points], [p[1] for p in points], gid=CONTEXT_GID, **context_style())
+    return points
+
+
 def chart_title(group: tuple) -> str:
     model, precision, hardware, scenario, isl, osl = group
     seq = f" {isl}/{osl}" if isl is not None and osl is not None else ""
@@ -639,12 +729,13 @@ def _baseline_and_fronts(items: list[dict], styles: dict[tuple, tuple[str, str]]
 
 
 def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str]], fronts: dict[str, list[str]],
-            rows: int, baseline: tuple[str, int], inks: int, whole: list[dict]) -> None:
+            rows: int, baseline: tuple[str, int], inks: int, whole: list[dict], told: list = ()) -> None:
     """Below the plot, never over it: the series (under a title naming the run, ``run_words``), then the
     baseline (``baseline_label``), the fronts and the rings; blank entries below them up to ``rows``
     rows (the parts of one group reserve one legend height, so their plot areas are one size); ``inks``:
     see ``_key_length``; ``whole``: the group's items, every part's, whose series the labels tell apart
-    (charts28: "· no spec decoding" followed a recipe in the one part where it told two apart)."""
+    (charts28: "· no spec decoding" followed a recipe in the one part where it told two apart); ``told``: (line
+    style, label) of each more entry after the baseline's (a context recipe's, ``contexts``)."""
     from matplotlib.legend_handler import HandlerTuple
     from matplotlib.lines import Line2D
 
@@ -656,7 +747,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
     base, lines = _baseline_and_fronts(items, styles, fronts, who, baseline, base_mark)
-    handles += base
+    handles += base + [Line2D([], [], label=label, **style) for style, label in told]
     if any(item["new"] for item in items):
         handles.append(Line2D([], [], marker=dashed_ring(), markersize=10, markerfacecolor="none", linestyle="none",
                               markeredgewidth=1.2, markeredgecolor=COLORS[C.NEW], label=NEW_LABEL))
@@ -720,16 +811,17 @@ def legend_columns(items: list[dict]) -> int:
     return 1 if longest > LONG_LABEL else 2
 
 
-def legend_rows(items: list[dict], whole: list[dict] | None = None) -> int:
+def legend_rows(items: list[dict], whole: list[dict] | None = None, extra: int = 0) -> int:
     """How many lines the legend of ``items`` takes (the figure grows by them): a line per series, the
     baseline median where one shows, each front drawn (``fronts_drawn``), and each kind of mark drawn
     (failed, not measured, each figure measured points lack, regressed, improved, new), in the
-    ``legend_columns`` of ``whole`` (the group's items, when ``items`` is a part of it)."""
+    ``legend_columns`` of ``whole`` (the group's items, when ``items`` is a part of it); ``extra``: more entries
+    (a context recipe's)."""
     kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} - {NOT_MEASURED}
     kinds |= {C.NEW for item in items if item["new"]}
     base = any(_base_shown(item) for item in items)  # else named by the failed points' entry, or not at all
     entries = (len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
-               + len(cross_entries(items)))
+               + len(cross_entries(items)) + extra)
     return -(-entries // legend_columns(whole or items))
 
 
@@ -1129,14 +1221,14 @@ def is_log_axis(values: list[float]) -> bool:
     return min(values) > 0 and max(values) >= LOG_SPAN * min(values)
 
 
-def _axes(ax, items: list[dict]) -> None:
+def _axes(ax, items: list[dict], extra: list[tuple[float, float]] = ()) -> None:
     """Labels, plain tick numbers, and each axis from 0 (or around its values, ``axis_limits``) to
     past every point of ``items`` (the whole group's, so the parts of one group share their scales);
     logarithmic where its values span LOG_SPAN (``is_log_axis``), and so labelled, with ticks enough
     to read it by (``log_ticks``)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    points = [item["at"] for item in items] + [item["base"] for item in items if item["base"]]
+    points = [item["at"] for item in items] + [item["base"] for item in items if item["base"]] + list(extra)
     for axis, scale, limit, label, i in ((ax.xaxis, ax.set_xscale, ax.set_xlim, X_LABEL, 0),
                                          (ax.yaxis, ax.set_yscale, ax.set_ylim, Y_LABEL, 1)):
         values = [p[i] for p in points]
@@ -1153,31 +1245,38 @@ def _axes(ax, items: list[dict]) -> None:
 
 
 def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] = (1, 1),
-               whole: list[dict] | None = None, rows: int | None = None, baseline: tuple[str, int] = BASELINE):
+               whole: list[dict] | None = None, rows: int | None = None, baseline: tuple[str, int] = BASELINE,
+               context: tuple | None = None, sought: bool = False):
     """One matplotlib Figure (not pyplot-managed) for one chart group (``part`` k of n of it, its
     axes scaled to ``whole``, all the group's items: review, parts 1 and 5 of one group ran to
     15,000 and 21,000 and looked alike when they were not; its series' colours, markers and legend
     labels planned over ``whole`` too, so a recipe looks alike in every part). ``rows``: the legend lines to reserve,
     the most any part of the group takes (review: a part whose legend named a regression, a
     failed and a new point had a shorter plot than the next part), else ``legend_rows(items)``.
-    ``baseline``: (ref, window) the baseline medians come from, as the legend names them."""
+    ``baseline``: (ref, window) the baseline medians come from, as the legend names them. ``context``: the nearest
+    recipe the baseline measured, for a group with no baseline (``contexts``), drawn faint and named in the legend;
+    a group with neither says so in its title (``no_baseline_words``; ``sought``: whether a context was sought)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     whole = whole or items
-    rows = rows or legend_rows(items, whole)
+    rows = rows or legend_rows(items, whole, extra=bool(context))
     fig = Figure(figsize=(8, 5.0 + LEGEND_ROW * rows), dpi=110, layout="constrained")
     fig.get_layout_engine().set(w_pad=SIDE_PAD / 72)  # the rightmost tick label clear of the edge
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
     chart = series_styles(whole)  # the group's, before it is split: a recipe looks alike in every part
     styles = {s: chart[s] for s in dict.fromkeys(item["series"] for item in items)}
+    around = _draw_context(ax, context)
     fronts = _draw_fronts(ax, items, styles)
     _draw_points(ax, items, styles)
     inks = max(len({item["series"] for item in part}) for part in chart_parts(whole))
-    _legend(fig, items, run, styles, fronts, rows, baseline, inks, whole)
-    _axes(ax, whole)
+    told = [(context_style(), context_label(group, context, baseline))] if context else []
+    _legend(fig, items, run, styles, fronts, rows, baseline, inks, whole, told)
+    _axes(ax, whole, around)
     title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
+    if not context and not any(item["base"] for item in whole):
+        title += "\n" + no_baseline_words(group, whole, baseline, sought)
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
         title += "\nREHEARSAL: stand-in server figures, not a GPU measurement"
     heading = ax.set_title(title, loc="left", fontsize=TEXT_SIZE["axes.titlesize"])
@@ -1243,11 +1342,12 @@ def draw_charts(comparison: C.Comparison, out_dir: str | Path, formats: tuple[st
     for _, group, items, _ in charts:
         whole.setdefault(group, []).extend(items)
     for _, group, items, _ in charts:
-        rows[group] = max(rows.get(group, 0), legend_rows(items, whole[group]))
+        rows[group] = max(rows.get(group, 0), legend_rows(items, whole[group], extra=group in (comparison.context or {})))
     try:
         with matplotlib.rc_context(STYLE):
             for stem, group, items, part in progress(charts) if progress else charts:
-                fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group], baseline)
+                fig = draw_chart(group, items, comparison.run, part, whole[group], rows[group], baseline,
+                                 (comparison.context or {}).get(group), comparison.context is not None)
                 for fmt in formats:
                     written.append(_save(fig, out / f"{stem}.{fmt}", fmt))
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the charts not yet redrawn are an earlier run's, same names

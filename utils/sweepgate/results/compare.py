@@ -205,6 +205,9 @@ class Comparison:
     echoed: dict = field(default_factory=dict)  # point -> Echoed: one output stored as several of its baseline runs
     unordered: list = field(default_factory=list)  # Unordered: a baseline run placed by a time of unknown order
     not_compared: list = field(default_factory=list)  # NotCompared: a metric the run's output gives nothing of
+    # chart group -> (group, series, records) of the nearest recipe the baseline measured, for a chart of recipes it
+    # never measured (``charts.contexts``); None: not sought
+    context: dict | None = None
 
     @property
     def rehearsal(self) -> bool:

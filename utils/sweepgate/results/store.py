@@ -2077,6 +2077,14 @@ class Store:
         at = {key: n for n, key in enumerate(keys)}
         return sorted(found, key=lambda rec: at.get(str(rec.get(R.CONFIG_KEY)), len(keys)))  # stable: newest first
 
+    def latest_of_models(self, pairs: list[tuple], ref: str, *, before: R.Past | None = None,
+                         succeeded: bool = False, include_rehearsals: bool = True) -> list[dict]:
+        """``latest_per_point`` on ``ref`` of every recipe of each (model, hardware) of ``pairs``, newest first: what
+        a chart of recipes ``ref`` never measured shows of the nearest one it did (``charts.contexts``)."""
+        return [rec for model, hardware in sorted(set(pairs), key=str)
+                for rec in self._latest([results.c.model == model, results.c.hardware == hardware], ref, before,
+                                        succeeded, include_rehearsals)]
+
     def _latest(self, where: list, ref: str | None, before: R.Past | None, succeeded: bool,
                 include_rehearsals: bool) -> list[dict]:
         """``latest_per_point`` of the rows ``where`` matches."""

@@ -198,6 +198,40 @@ def baseline_of_files(records: list[dict], pr: list[dict], baseline_ref: str, sh
     return before + [r for r in on_ref if not R.before(r, past) and baseline_of(r) in later]
 
 
+def _models_of(pr: list[dict]) -> list[tuple]:
+    """The (model, hardware) of each of the run's records, once each."""
+    return sorted({(r.get(R.MODEL), r.get(R.HARDWARE)) for r in pr}, key=str)
+
+
+def context_records(url: str | None, pr: list[dict], baseline_ref: str) -> list[dict]:
+    """The newest successful record of each point ``baseline_ref`` measured before the run (``past_of``) of the
+    run's models on its hardware, a rehearsal's only for a rehearsal run, as its baseline reads them: what a chart
+    of recipes main never measured draws of the nearest one it did (``charts.contexts``)."""
+    from sweepgate.core.jobfile import is_full_ref
+    from sweepgate.results import store
+
+    with store.open_store(url, must_exist=True) as st:
+        ref = baseline_ref if is_full_ref(baseline_ref) else stored_ref(baseline_ref, st.refs())
+        return st.latest_of_models(_models_of(pr), ref, before=past_of(pr), succeeded=True,
+                                   include_rehearsals=is_rehearsal(pr))
+
+
+def context_of_files(records: list[dict], pr: list[dict], baseline_ref: str) -> list[dict]:
+    """``context_records`` of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``)."""
+    from sweepgate.results.compare import measured
+
+    ref = stored_ref(baseline_ref, sorted({str(r[R.REF]) for r in records if r.get(R.REF)}))
+    rehearsal, past, models = is_rehearsal(pr), past_of(pr), set(_models_of(pr))
+    newest: dict[tuple, dict] = {}
+    for rec in records:
+        if (rec.get(R.REF) == ref and measured(rec) and may_judge(rec, rehearsal)
+                and (rec.get(R.MODEL), rec.get(R.HARDWARE)) in models and (past is None or R.before(rec, past))):
+            point = R.point_values(rec)
+            if point not in newest or R.time_order(rec) > R.time_order(newest[point]):
+                newest[point] = rec
+    return list(newest.values())
+
+
 def stored_ref(ref: str, known: list[str]) -> str:
     """``main`` or ``pull/42/merge`` as the stored ref it abbreviates (as tables show refs), the
     way git reads a short name; a ref stored as spelt, or unlike any, is itself."""
