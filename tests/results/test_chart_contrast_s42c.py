@@ -63,6 +63,7 @@ def test_every_palette_colour_and_label_ink_reaches_3_to_1_on_the_chart_backgrou
     assert all(ratio(ink, background) >= GRAPHICS for ink in inks.values()), inks
     assert ratio(charts.ONE_SERIES_INK, background) >= GRAPHICS
     assert all(ratio(c, background) >= GRAPHICS for c in charts.COLORS.values()), charts.COLORS
+    assert ratio(charts.CONTEXT_INK, background) >= GRAPHICS  # a new recipe's context (faint, still seen)
 
 
 def test_the_charts_are_drawn_on_that_background_and_every_label_reads_on_it():

@@ -85,7 +85,7 @@ STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes
 # 3.3:1) draws the thin plus marker, which in the olive it replaced (#bcbd22, 2.0:1) was barely seen on its hollow
 # baseline plus (new user s41l). s42c: the cyan (#17becf, 2.2:1) is a darker teal and the pink (#e377c2, 2.7:1) a
 # deeper one; the purple, lighter and bluer (#9467bd), now stands apart from the blue to a protanope too (5.7 to 19
-# CIELAB units apart in a simulation; every pair is 11 or more to a protanope or deuteranope, 33 to normal vision).
+# CIELAB units apart in a simulation; every pair is 11 or more to a protanope or deuteranope, over 30 to normal vision).
 PALETTE = ("#1f77b4", "#9e6fe0", "#00838f", "#8c564b", "#d4559e", "#c77c00")
 # A point label's ink on the plot's BACKGROUND reaches at least this contrast (WCAG's ratio for large text):
 # a palette colour at the edge of it as a marker gets a darker shade as text.
