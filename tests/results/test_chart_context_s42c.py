@@ -43,10 +43,10 @@ def _context_points(path) -> int:
     return 0 if found is None else len(re.findall(r"[ML]", found.group(1)))
 
 
-@pytest.mark.parametrize("source", ["store", "baseline-jsonl"])
-def test_a_new_recipe_s_chart_shows_main_s_nearest_recipe_or_says_it_has_no_baseline(env, source):
+@pytest.mark.parametrize("source", ["store", "baseline-jsonl", "postgresql"])
+def test_a_new_recipe_s_chart_shows_main_s_nearest_recipe_or_says_it_has_no_baseline(env, source, request):
     main, pr = _records()
-    url = f"sqlite:///{env / 'r.db'}"
+    url = request.getfixturevalue("pg_url") if source == "postgresql" else f"sqlite:///{env / 'r.db'}"
     with store.open_store(url) as st:
         st.add(pr if source == "baseline-jsonl" else pr + main)
     (env / "main.jsonl").write_text("".join(json.dumps(r) + "\n" for r in main), encoding="utf-8")
