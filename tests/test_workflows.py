@@ -1204,7 +1204,9 @@ def test_template_shape(docs, name):
     runs = [s.get("run", "") for s in job["steps"]]
     # -P: the PR's files are not on sys.path; --tools: the run identity is taken before the benchmark
     env_step = runs.index('python3 -P -m sweepgate ci row-env --tools "${RUNNER_TEMP}/sweepgate-main"')
-    launch_step = runs.index('bash "${RUNNER_TEMP}/sweepgate-main/benchmarks/runners/launch_${RUNNER_NAME%%_*}.sh"')
+    # the launcher, inside the stop-commands region of test_benchmark_step_commands_s42a.py
+    (launch_step,) = [i for i, run in enumerate(runs) if re.search(
+        r'^bash "\$\{RUNNER_TEMP\}/sweepgate-main/benchmarks/runners/launch_\$\{RUNNER_NAME%%_\*\}\.sh" ', run, re.M)]
     assert env_step < launch_step
     row_env = job["steps"][env_step]["env"]
     # main's sweepgate, exported out of the workspace (the container mounts it read-write)
