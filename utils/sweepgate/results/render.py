@@ -416,7 +416,7 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming
     if not comparison.not_measured:
         return []
     ref = R.short_ref(baseline_ref)
-    rows = [f"| {_md_escape(point_label(m.point, naming))} | {m.what or 'the whole point'} | {_md_escape(m.baseline_run)} |"
+    rows = [f"| {_md_escape(point_label(m.point, naming))} | {_md_escape(m.what) if m.what else 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
             "</summary>", "",
@@ -433,11 +433,27 @@ def _md_not_measured_counted(comparison: C.Comparison, more: str = MORE) -> list
             f"(too many to list here; {more}).", ""]
 
 
+# An invisible character (U+2060 WORD JOINER) put where GitHub would turn a result's text into a link or a
+# notification: after the `@` of a mention, a team or an e-mail address (`@org/team`, `a@b.io`), after the `#`
+# of an issue reference and the `-` of `GH-12`, between `:` and `//` of a bare URL and after a bare `www`.
+WORD_JOINER = "\u2060"
+_AUTOLINKED = re.compile(r"(?<=@)(?=[A-Za-z0-9])|(?<=#)(?=[0-9])|(?<=\bGH-)(?=[0-9])|(?<=:)(?=//)|(?<=\bwww)(?=\.)",
+                         re.IGNORECASE)
+# Markdown that would make a result's text other text: a backslash (it would undo the escapes here), a
+# backtick (a code span, where they read as written), emphasis and strike-through marks, `|` (a new cell),
+# and a `]` that closes a link's or an image's text (`[x](url)`, `![i](url)`, `[x][ref]`).
+_MARKDOWN = re.compile(r"[\\`*~|]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|\](?=[(\[])")
+
+
 def _md_escape(text: str) -> str:
-    """A value as one Markdown table cell or line: no raw HTML (a key with `<!--` hid the rest of
-    the comment), no line break (it split the row), no bare `|` (a new cell)."""
+    """A value as one Markdown table cell or line, read as the text it is: no raw HTML (a key with `<!--` hid
+    the rest of the comment), no line break (it split the row), no bare `|` (a new cell), no link or image,
+    no @mention, issue reference or bare URL GitHub would link (``WORD_JOINER``), no code span or emphasis.
+    Every string a result or a pull request controls (config key, model, engine, recipe, notes) enters the
+    report through here."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return " ".join(text.splitlines()).replace("|", "\\|")
+    text = _MARKDOWN.sub(lambda m: "\\" + m[0], " ".join(text.splitlines()))
+    return _AUTOLINKED.sub(WORD_JOINER, text)
 
 
 def _md_table(verdicts: list[C.Verdict], naming: Naming = PLAIN, run: str = PR_COLUMN) -> list[str]:
