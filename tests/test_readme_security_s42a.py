@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import yaml
 
 from lint_tools import tool
 from test_launchers import FIXED, MI355X, dry_run, tree
-from test_workflows import TEMPLATES, actionlint, load
+from test_workflows import TEMPLATES, actionlint, copy_what_readme_says_to_copy, load
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -96,15 +95,7 @@ def test_readme_s_adopter_lint_and_git_advice_is_what_ci_and_the_templates_do(tm
     for name in re.findall(r"`(test_\w+)`", text.split("Keep the SHA pins", 1)[0]):
         assert f"def {name}(" in tests, name
     # the copies README lists, linted with the commands it gives (zizmor offline: no network here)
-    copy = README.split("## The workflows in another repository", 1)[1].strip().split("\n\n", 1)[0]
-    names = re.findall(r"`((?:\.github/)?[\w.-]+\.ya?ml)`", re.split(r"\sNot\s`", copy, maxsplit=1)[0])
-    assert "run-sweep.yml" in names, names
-    for name in names:
-        source = ROOT / name if name.startswith(".github/") else ROOT / ".github" / "workflows" / name
-        target = tmp_path / (name if name.startswith(".github/") else f".github/workflows/{name}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert "run-sweep.yml" in copy_what_readme_says_to_copy(tmp_path)
     assert commands[0] == "actionlint" and actionlint(tmp_path).returncode == 0
     zizmor = subprocess.run([tool("zizmor"), "--offline", *commands[1].split()[1:]], cwd=tmp_path,
                             capture_output=True, text=True)

@@ -99,21 +99,28 @@ def test_zizmor_no_findings(persona):
     assert proc.returncode == 0 and findings == [], json.dumps(findings, indent=1)[:4000]
 
 
-def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tmp_path):
-    """Other-repository review: the copies README names (the workflows alone) gave zizmor 13
-    `self-repository` findings there, the ignore that explains them staying behind in
-    sweepgate's own `.github/zizmor.yml`."""
+def copy_what_readme_says_to_copy(repo: Path) -> list[str]:
+    """The files README's *The workflows in another repository* says to copy, copied into a new git repository
+    ``repo`` as another repository holds them; their names as README gives them."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## The workflows in another repository", 1)[1]
     copy_text = re.split(r"\sNot\s`", section.strip().split("\n\n", 1)[0], maxsplit=1)[0]
     names = re.findall(r"`((?:\.github/)?[\w.-]+\.ya?ml)`", copy_text)
-    assert "pr-sweep.yml" in names and "ci.yml" not in names, names
     for name in names:
         source = ROOT / name if name.startswith(".github/") else ROOT / ".github" / "workflows" / name
-        target = tmp_path / (name if name.startswith(".github/") else f".github/workflows/{name}")
+        target = repo / (name if name.startswith(".github/") else f".github/workflows/{name}")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # actionlint lints a repository
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # actionlint lints a repository
+    return names
+
+
+def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tmp_path):
+    """Other-repository review: the copies README names (the workflows alone) gave zizmor 13
+    `self-repository` findings there, the ignore that explains them staying behind in
+    sweepgate's own `.github/zizmor.yml`."""
+    names = copy_what_readme_says_to_copy(tmp_path)
+    assert "pr-sweep.yml" in names and "ci.yml" not in names, names
     lint = actionlint(tmp_path)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     for persona in ("regular", "pedantic", "auditor"):  # s32j: the default persona alone passed a pedantic finding
