@@ -77,7 +77,7 @@ NOT_THE_CHECKOUTS = {
     "a module pip installed": "python3 -m sglang.launch_server --model m\n",
     "a command string": 'bash -c "echo hi"\n',
     "a path the checkout has not": "python3 bench/missing.py\nbash missing/run.sh\n",
-    "an argument, not a program": "echo shared/tool.py\ncat shared/helper.sh\n",
+    "an argument, not a program": "echo shared/tool.py\nprintf '%s\\n' shared/helper.sh\n",
 }
 
 

@@ -15,6 +15,7 @@ section 7's paths, or whose launcher or other support file is not there, has non
 from __future__ import annotations
 
 import errno
+import fnmatch
 import hashlib
 import json
 import os
@@ -26,9 +27,9 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (TOP_CWD, bare_names, ending_in, helper_folders, ran_from_workspace, read_helpers,
-                                    resolve_script, runs_multinode, script_candidates, sourced_helpers, started,
-                                    tail_sources, unseen_sources)
+from sweepgate.core.recipes import (TOP_CWD, bare_names, ending_in, globbed, helper_folders, ran_from_workspace,
+                                    read_helpers, resolve_script, runs_multinode, script_candidates, shell_files,
+                                    sourced_helpers, started, tail_sources, unseen_sources)
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
@@ -73,6 +74,14 @@ class Tracked:
         return [path for path in self._names().get(rest.rsplit("/", 1)[-1], ())
                 if _along(path, rest)]
 
+    def matching(self, pattern: str, from_top: bool) -> list[str]:
+        """The tracked files a path with a glob (``recipes.globbed``) matches, in order, name for name as bash's glob
+        does (`*` never across a `/`; a dot file too, which costs a reuse at most): the whole path from the top
+        (``from_top``), else its last names (a path whose start only the run knows)."""
+        want = pattern.split("/")
+        return [path for paths in self._names().values() for path in paths
+                if _globs_along(path.split("/"), want, from_top)]
+
     def holds(self, path: str) -> bool:
         return path in self._names().get(path.rsplit("/", 1)[-1], ())
 
@@ -81,6 +90,13 @@ def _along(path: str, rest: str) -> bool:
     """Whether the checkout's ``path`` may be what a path from a start only the run knows that ends in ``rest`` names:
     one ends in the other, name for name (``recipes.ending_in``)."""
     return bool(ending_in(rest, [path]) or ending_in(path, [rest]))
+
+
+def _globs_along(names: list[str], want: list[str], whole: bool) -> bool:
+    """Whether the path of ``names`` matches the glob's ``want`` name for name: all of it (``whole``), or its end."""
+    if len(names) < len(want) or whole and len(names) != len(want):
+        return False
+    return all(fnmatch.fnmatchcase(name, glob) for name, glob in zip(names[len(names) - len(want):], want))
 
 
 def _tracked(read, blobs: Blobs) -> Tracked:
@@ -247,7 +263,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         tails = [(rest, start == WORKSPACE, site)
                  for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
         tailed = tailed or bool(tails)
-        _read_tails(tails, take, blobs, tracked, folders)
+        _read_tails(tails, take, blobs, tracked, folders, globbed(todo, blobs, folders))
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
             if path in blobs and blobs[path] is None and "/" in path:
                 reached, escaped = _reached(path, blobs, tracked, lambda found: [
@@ -257,8 +273,8 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                 if escaped:
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
-        todo = list(dict.fromkeys(more)) or _read_runs(list(out), blobs, tracked, folders, take, more)
-    if tailed and _workspace_moved(list(out), blobs):  # the workspace's variable set: it may be inside any submodule
+        todo = list(dict.fromkeys(more)) or _read_runs(shell_files(out, folders), blobs, tracked, folders, take, more)
+    if tailed and _workspace_moved(shell_files(out, folders), blobs):  # the workspace set: it may be in any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
     if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
@@ -285,10 +301,12 @@ def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
 
 
 def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
-                folders: dict[str, list]) -> None:
+                folders: dict[str, list], globs: list[tuple] = ()) -> None:
     """``take`` what a `source` of each of ``tails`` (its written end, whether it starts at the workspace, the working
     folder there) may read (``tail_files``), each file read from that folder (``folders``); a tracked link out of the
-    checkout on its way adds the names after it, from a start only the run knows (``_reached``)."""
+    checkout on its way adds the names after it, from a start only the run knows (``_reached``). Then what each path
+    with a glob of ``globs`` (``recipes.globbed``) matches (``_read_globs``)."""
+    _read_globs(globs, take, blobs, tracked, folders)
     seen: set[tuple] = set()
     while tails:
         rest, from_top, site = tails.pop(0)
@@ -306,6 +324,20 @@ def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Bl
                                                 lambda path: _read_at(folders, path, blobs, site, tracked))
                     take([link, *reached])
                     tails += [(escaped, False, site)] if escaped else []  # out of the checkout: it may come back
+
+
+def _read_globs(globs: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
+                folders: dict[str, list]) -> None:
+    """``take`` (``tail_files``) every tracked file each of ``globs`` (``recipes.globbed``: a path with a glob, whether
+    from the top, the working folder there) matches, read from that folder (``folders``), and the submodules that
+    may hold one (git tracks none of their files): each on its way from the top, any where only the run knows the
+    start."""
+    for pattern, from_top, site in globs:
+        want = pattern.split("/")
+        take([link for link in tracked.gitlinks()
+              if not from_top or _globs_along(link.split("/"), want[:link.count("/") + 1], True)])
+        for path in tracked.matching(pattern, from_top):
+            take(_read_at(folders, path, blobs, site, tracked))
 
 
 def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD, tracked: Tracked | None = None

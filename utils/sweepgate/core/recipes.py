@@ -197,8 +197,10 @@ def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str
     named = [(helper, site, None) for helper, site in each_of(read.named, read.named_sites)]
     # a file run, where the checkout has it (`python3 x.py` may run the image's own) or may through a tracked link or
     # a submodule on its way (``reached``); from the working folder there
+    # (one read as data by a name alone, `cat .env`, `tail -n 1`: no link or submodule on its way, none asked for)
     named += [(helper, site, None) for helper, site in each_of(read.ran, read.ran_sites)
-              if helper not in blobs or blobs[helper] is not None or reached is not None and reached(helper)]
+              if helper not in blobs or blobs[helper] is not None or reached is not None
+              and (site != shellwords.READ_AS_DATA or "/" in helper) and reached(helper)]
     return [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
              posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
 
@@ -373,7 +375,8 @@ def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, in
     (file, 1-based line) of the first such line of each file, each file once, in the order met."""
     found: dict[str, int] = {}
     for script in scripts:
-        for path in [script, *sourced_helpers(script, blobs)]:
+        helpers = helper_folders(script, blobs)
+        for path in [script, *shell_files(helpers, helpers)]:
             if path in found:
                 continue
             text = (blobs.get(path) or b"").decode("utf-8", "replace")
@@ -417,6 +420,31 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
                        *([_site(posixpath.dirname(path), site)] if sites else []))
                       for (at, rest, start), site in zip(tails, [*read.tail_sites, *read.ran_tail_sites])]
     return list(dict.fromkeys(found))
+
+
+def globbed(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[tuple[str, bool, tuple]]:
+    """(the path with a glob from the checkout's top, or its written end where only the run knows the start; whether
+    from the top; the working folder there, a checkout path or None) of each file the files ``paths`` source, run or
+    read by a path with a glob (``shellwords.Reading.globs``: `for f in "$D"/*.sh; do source "$f"; done`), in order,
+    each file read from each working folder ``folders`` gives it; ``identity.tail_files`` reads every tracked file
+    each matches."""
+    found = []
+    for path in dict.fromkeys(paths):
+        text = (blobs.get(path) or b"").decode("utf-8", "replace")
+        folder = posixpath.dirname(path)
+        for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
+            read = _shell_reading(text, *start)
+            found += [(place[1], False, _site(folder, site)) if place[0] == shellwords.TAIL else
+                      (_helper(folder, *_relative([(at, place)])[0][1:]), True, _site(folder, site))
+                      for (at, place), site in zip(read.globs, read.glob_sites)]
+    return list(dict.fromkeys(found))
+
+
+def shell_files(paths, folders: dict) -> list[str]:
+    """The ``paths`` read as shell from one of their working folders ``folders`` gives them at least (a file the job
+    reads as data alone, `cat .env`, is none: ``shellwords.READ_AS_DATA``), in order."""
+    return [path for path in paths
+            if any(start[0] != shellwords.READ_AS_DATA for start in folders.get(path) or [(TOP_CWD,)])]
 
 
 def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:

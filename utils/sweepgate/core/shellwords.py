@@ -69,6 +69,9 @@ from dataclasses import dataclass, field
 from sweepgate.core import shellcode, shellflow, shellgrammar
 
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
+# The working folder a file read as data "starts" in (``Reading.ran_sites``: `cat .env`, `< params.txt`): hashed as
+# it is, never read as shell (``reading`` of it is empty)
+READ_AS_DATA = ("data", "")
 # A variable's value that is a relative path written out (`LIB=lib/x.sh`): from the working folder where it is used,
 # which a `cd` since may have moved (``_head``); never a `source`'s place
 _RELATIVE = "relative"
@@ -142,7 +145,8 @@ _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)
 _SPELLING_MAX = 256
 # The name of a shell (`bash`, `sh`, `dash`, `ksh`, `zsh`) and of an interpreter that runs a file it is given (a shell, `python3.11`)
 _SHELL_NAME = r'(?:ba|da|k|z)?sh'
-_INTERPRETER_NAME = r'(?:python[\d.]*|' + _SHELL_NAME + ')'
+_PYTHON_NAME = r'python[\d.]*'
+_INTERPRETER_NAME = r'(?:' + _PYTHON_NAME + '|' + _SHELL_NAME + ')'
 # A shell run with a command string (`bash -c`, `sh -lc`, `/bin/bash -o pipefail -ec`; its options before) or
 # `eval`, as a word of the code; the string follows
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
@@ -169,13 +173,47 @@ _TAIL = re.compile(r'(?:/+[\w.+-]+)+/*\Z')
 _BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
 # A relative path written out as a word of its own (or after a `=`, a quote), with a `/` in it: `./client.py`, `a/b`
 _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[\w.+/-]*(?=[\s;&|()<>"\']|\Z)')
-# An interpreter that runs the file named by its first word after its options (`python3 -u x.py`, `bash x.sh`,
-# `bash -o pipefail x.sh`, `python3 -W ignore x.py`, `/usr/bin/env python3 x.py`), as a word of the code anywhere in a
-# command (`timeout 600 python3 x.py`, `srun ... bash x.sh`, `run bash x.sh`); none that takes a command string or a
-# module instead (`-c`, `-m`)
-_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*' + _INTERPRETER_NAME +
-                          r'(?:[ \t]+(?:(?:-[oOWX]|\+[oO]|--rcfile|--init-file)[ \t]+[\w.:=/-]+'
-                          r'|-(?![A-Za-z]*[cm])[A-Za-z]+|--[a-z][\w-]*))*(?=[ \t])')
+# An interpreter that runs the file named by its first word after its options (``_script_word``: `python3 -u x.py`,
+# `bash x.sh`, `bash -o pipefail x.sh`, `python3 -W ignore x.py`, `/usr/bin/env python3 x.py`), as a word of the code
+# anywhere in a command (`timeout 600 python3 x.py`, `srun ... bash x.sh`, `run bash x.sh`); group `python` for python
+_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:(?P<python>' + _PYTHON_NAME + r')|'
+                          + _SHELL_NAME + r')(?=[ \t])')
+# Each interpreter's options (python's, a shell's): the letters that take an argument (the next word; python's the rest
+# of its word when more follows: `-Wignore`), the long ones that take the next word, and the letters after which it
+# runs no file's word (a command string, `-c`; a module, `-m`). Any other option takes none (`-O`, `-u`, `-x`, `-e`)
+_OPTIONS = {True: ("WX", ("--check-hash-based-pycs",), "cm"), False: ("oO", ("--rcfile", "--init-file"), "c")}
+_WORD_GAP = re.compile(r'(?:[ \t]|\\\n)+')  # blanks between words in the text (a `\` joins two lines)
+
+
+def _script_word(text: str, at: int, python: bool) -> int | None:
+    """Where the word of the file an interpreter runs begins in ``text``, the interpreter's own word ending at ``at``:
+    the first word after its options (``_OPTIONS``; a shell's `+o`, `+O` too), past a `--`; None when it runs none (a
+    command string, a module, standard input: `-`; an operator or a redirection next)."""
+    letters, longs, none = _OPTIONS[python]
+    argument, ended = False, False
+    while gap := _WORD_GAP.match(text, at):
+        at = gap.end()
+        if text.startswith((";", "&", "|", "<", ">", "(", ")", "\n"), at) or not (word := _word(text, at)):
+            return None
+        if argument:
+            argument = False
+        elif ended or word[0] not in ("-" if python else "-+") or len(word) == 1:
+            return None if word == "-" and not ended else at
+        elif word == "--":
+            ended = True
+        elif word.startswith("--"):
+            argument = word in longs
+        else:
+            for k, letter in enumerate(word[1:]):
+                if letter in none:
+                    return None
+                if letter in letters:  # python's takes the rest of its word when more follows (`-Wignore`)
+                    argument = not python or k == len(word) - 2
+                    break
+        at += len(word)
+    return None
+
+
 # A command that runs the interpreter after it where only the run knows the working folder (a container, another node,
 # another user, `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`
 _ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|sudo|xargs|ssh'
@@ -290,6 +328,14 @@ class Reading:
     # each variable the text may set (anywhere: in a function's body, by `read`, by a file it sources), and its value
     # where the text ends (None: only the run knows it): what a file that sources it goes on with (``reading``'s sets)
     left: dict[str, Place | None] = field(default_factory=dict)
+    # each `for NAME in WORDS` loop: where its body begins and where it ends, its variable, its list's words as written
+    # (``_looped``: where the variable stands in its body, each of them)
+    loops: list[tuple[int, int, str, list[str]]] = field(default_factory=list)
+    # each file sourced or run by a path with a glob (`for f in "$D"/*.sh; do source "$f"; done`): an offset, its place
+    # with the glob in its names (TOP, FOLDER, or TAIL for one whose start only the run knows), and the working folder
+    # there, in the same order (``_globbed``: every tracked file it matches, ``identity.tail_files``)
+    globs: list[tuple[int, Place]] = field(default_factory=list)
+    glob_sites: list[Place | None] = field(default_factory=list)
 
 
 def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = (),
@@ -304,6 +350,8 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     sets `D=shared` goes on with D=shared); ``absent``: the folders the checkout holds no file in (places): a `cd` to
     one may fail (bash goes on where it was, unless `set -e`), or go to a folder the run made (`mkdir -p out; cd out`),
     so the working folder after it is either (``_either``: mostly one only the run knows)."""
+    if cwd == READ_AS_DATA:
+        return Reading()
     parts = shellcode.parts(text)
     start = {} if cwd == (TOP, "") else {_CWD: cwd}
     read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent)
@@ -344,6 +392,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                                         for at, rest in sub.ran_from_workspace]
             read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_tails]
             read.ran_tail_sites += sub.ran_tail_sites
+            read.globs += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.globs]
+            read.glob_sites += sub.glob_sites
     return read
 
 
@@ -494,6 +544,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
     ``absent``: ``reading``'s."""
     shown, moves, sets = text if shown is None else shown, moves or {}, sets or {}
     flow = _Flow(text, code, spans, read, list(moves), sets)
+    read.loops = _loop_lists(text, code, flow.found)
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [], began=_cwd(variables or {}))]
     # chain: where an assignment's word ends (another, or a `source` unless `declared` by `local`, ..., may follow);
@@ -530,7 +581,7 @@ def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
             declared, lead = (declared, lead) if m.re is _NEXT else (bool(m["declare"]), chain)
         else:
             said_at = lead - 1 if m.re is _NEXT else _said_at(text, code, m, at + len(word))
-            _record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", said_at, place, scopes[-1])
+            _each_record(read, shown[at:at + len(word)], shown[at:at + 2] == "<(", (at, said_at), place, scopes[-1])
             _after_source(read, scopes, at + len(word), moves.get(said_at, ()), sets.get(said_at, ()), absent)
     _ended(read, scopes, flow, spanned, len(text))
 
@@ -586,7 +637,7 @@ class _Flow:
         writes = _writes(text, code)
         # a `source` of a file that moves the working folder (``reading``'s moves) may set it, as a `cd` there does, and
         # one of a file that sets variables (``reading``'s sets) may set those
-        found = shellflow.regions(code, spans)
+        self.found = found = shellflow.regions(code, spans)
         sourcing = [(at, frozenset(name for name, _ in pairs)) for at, pairs in (setting or {}).items() if pairs]
         self.sets = _Sets(code, sorted(writes + [(at, frozenset([_CWD])) for at in moving] + sourcing,
                                        key=lambda w: w[0]))
@@ -953,6 +1004,103 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         _unplaced(read, said_at, said, tail, _start(bare, tail, scope.variables), cwd)
 
 
+_FOR_IN = re.compile(rf'(?:for|select)[ \t]+({shellgrammar.NAME})(?:[ \t]|\\\n)+in(?=[ \t;\n])')
+_LOOPED_DEPTH = 4  # loops inside loops whose variables a word's expansion is followed through, at most
+
+
+def _loop_lists(text: str, code: str, found: list[shellflow.Region]) -> list[tuple[int, int, str, list[str]]]:
+    """Each `for NAME in WORDS` loop of ``found`` (``shellflow.regions`` of ``code``) as ``Reading.loops`` keeps it: its
+    body's start (its `do`), its end, its variable and the words of its list as ``text`` has them (`a.sh`,
+    `"$D"/*.sh`); a `for NAME` with no `in` (the arguments) is none."""
+    out = []
+    for region in found:
+        if region.kind != shellflow.LOOP or not region.variable or not region.branches or not (
+                m := _FOR_IN.match(code, region.start)):
+            continue
+        words, at = [], m.end()
+        while (gap := _WORD_GAP.match(text, at)) and gap.end() < region.branches[0] and (
+                word := _word(text, gap.end())):
+            words.append(word)
+            at = gap.end() + len(word)
+        out.append((region.branches[0], region.end, region.variable, words))
+    return out
+
+
+def _looped(loops: list[tuple[int, int, str, list[str]]], at: int, word: str, variables: dict[str, Place | None],
+            depth: int = 0) -> list[str] | None:
+    """The words ``word`` at ``at`` stands for when it expands the variable of a loop whose body holds it
+    (``Reading.loops``) and the variable has no other value there (``variables``): the word with each of the loop's
+    list in its place (`"$f"` in `for f in a.sh b.sh` is `a.sh`, then `b.sh`; a loop's inside another's, both);
+    None when it expands none."""
+    for body, end, name, listed in reversed(loops):
+        named = re.compile(rf'\$(?:{name}(?!\w)|\{{{name}\}})')
+        if body <= at < end and variables.get(name) is None and named.search(word):
+            out = [named.sub(lambda _, each=each: each, word) for each in listed]
+            return [deeper for each in out for deeper in (
+                _looped(loops, at, each, variables, depth + 1) if depth < _LOOPED_DEPTH else None) or [each]]
+    return None
+
+
+_GLOB = re.compile(r'[*?[]')
+_AN_EXPANSION = re.compile(r'\$\{[^}]*\}|\$\w+|\$\([^)]*\)')
+
+
+def _bare(word: str) -> str:
+    return word.replace('"', "").replace("'", "")
+
+
+def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | tuple | bool":
+    """Where the files a path with a glob in its names (`*`, `?`, `[`: `"$D"/*.sh`, `shared/x-*.sh`) matches are, read
+    with ``variables`` (the working folder among them): a place whose path holds the glob from its first name with
+    one (an expansion there matches any name, `*`), TOP or FOLDER, or TAIL where only the run knows the start but
+    names before the glob are written (`"$GITHUB_WORKSPACE"/shared/*.sh`, the workspace may be moved: every tracked
+    file matching its end, ``identity.tail_files``); () for one outside the checkout (`/etc/profile.d/*.sh`); None
+    where only the run knows the folder and no name before the glob is written; False for a path with no glob."""
+    bare = _bare(word)
+    names = bare.split("/")
+    k = next((k for k, name in enumerate(names) if _GLOB.search(_AN_EXPANSION.sub("", name))), None)
+    if k is None:
+        return False
+    if _OUTSIDE.match(bare):
+        return ()
+    prefix, pattern = "/".join(names[:k]), _AN_EXPANSION.sub("*", "/".join(names[k:]))
+    head = (_cwd(variables) if not prefix else _from_cwd(_cwd(variables), prefix) if _LITERAL.fullmatch(prefix)
+            else _place(prefix, variables))
+    if head is None and (tail := _tail(_TAIL.search(prefix))):  # `"$GITHUB_WORKSPACE"/shared/*.sh`: its written end
+        head = (TAIL, tail)
+    if head is None or head[0] == SELF or head[0] == TAIL and not head[1]:
+        return None
+    place = posixpath.normpath(posixpath.join(head[1] or ".", pattern))
+    return () if head[0] == TOP and place.startswith("../") else (head[0], place)
+
+
+def _glob(read: Reading, at: int, globbed: "Place | None | tuple", cwd: Place | None, word: str) -> None:
+    """A file sourced or run at ``at`` by the path ``word`` with a glob (``_globbed``), the working folder there
+    ``cwd``: into ``Reading.globs``, or ``Reading.unseen`` where only the run knows where it matches."""
+    if globbed is None:
+        read.unseen.append((at, word if len(word) <= _SHOWN_MAX else word[:_SHOWN_MAX - 3] + "..."))
+    elif globbed:
+        read.globs.append((at, globbed))
+        read.glob_sites.append(cwd)
+
+
+def _each_record(read: Reading, word: str, substituted: bool, where: tuple[int, int], place: Place | None,
+                 scope: _Scope) -> None:
+    """``_record`` the `source` of ``word`` (``where``: its offset, where it is said; ``substituted``: a process
+    substitution) at its ``place``, or, where it expands a loop's variable
+    (``_looped``), of each word of the loop's list in its place, one with a glob as every file it matches
+    (``_glob``)."""
+    at, said_at = where
+    looped = _looped(read.loops, at, word, scope.variables)
+    if looped is None:
+        _record(read, word, substituted, said_at, place, scope)
+    for each in looped or ():
+        if (globbed := _globbed(each, scope.variables)) is not False:
+            _glob(read, said_at, globbed, scope.cwd, each)
+        else:
+            _record(read, each, False, said_at, _place(_bare(each), scope.variables), scope)
+
+
 def _sourced(read: Reading, said_at: int, place: Place, cwd: Place | None) -> None:
     """A file ``read`` sources at ``said_at`` from ``place``, the working folder there ``cwd`` (``Reading.sites``)."""
     read.sourced.append((said_at, place))
@@ -1218,31 +1366,17 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     container's or another node's folder: its relative path is a written end. ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
     assigned, moved = read.assigned, read.moved
-    words, elsewhere = _ran_words(text, code, literal, spans)
+    words, elsewhere, data = _ran_words(text, code, literal, spans)
     found: dict[tuple[int, Place, Place | None], None] = {}
     tails: dict[tuple[int, str, Place | None], None] = {}
     unseen: dict[tuple[int, str], None] = {}
-    for at, word in sorted(set(words)):
-        bare = word.replace('"', "").replace("'", "")
-        here = None if at in elsewhere else _cwd_at(moved, at, start)
-        if m := _WORKSPACE.match(bare):
-            places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), here)] if _REST.fullmatch(
-                bare[m.end():]) else []
-            read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..")]
-        else:
-            variables = _in_force(assigned, at, start)
-            places = []
-            # where the run may be in the script's folder or one under it, each (``_cwds_at``), and the folder there
-            for variables[_CWD] in dict.fromkeys([*([] if at in elsewhere else _cwds_at(moved, at, start)), here]):
-                place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
-                places.append((place, variables[_CWD]))
-                if tail := _ran_tail(word, place):
-                    tails[at, tail, variables[_CWD]] = None
-                elif place is None and _cleared(bare, at, assigned, variables) and (said := _unseen(word, False)):
-                    unseen[at, said] = None
-        found.update(((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
-                     and posixpath.basename(place[1]) not in ("", ".", "..")
-                     and not (place[0] == TOP and place[1].startswith("../")))
+    for at, written in sorted(set(words)):
+        looped = _looped(read.loops, at, written, _in_force(assigned, at, start))
+        for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
+            places = _ran_places(read, at, word, (at in elsewhere, at in data), start, tails, unseen)
+            found.update(((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
+                         and posixpath.basename(place[1]) not in ("", ".", "..")
+                         and not (place[0] == TOP and place[1].startswith("../")))
     for at, place, cwd in found:
         read.ran.append((at, place))
         read.ran_sites.append(cwd)
@@ -1250,6 +1384,38 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
     read.unseen += list(unseen)
+
+
+def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool], start: dict[str, Place | None],
+                tails: dict, unseen: dict) -> list[tuple[Place | None, Place | None]]:
+    """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
+    read as data, ``READ_AS_DATA``); ``how``: whether it runs elsewhere (``_run_elsewhere``), whether it is read as
+    data. One with a glob goes to ``Reading.globs`` (``_glob``), a written end to ``tails``, one only the run knows
+    to ``unseen`` (each ``_ran``'s, keyed so that a word read from two folders is said once)."""
+    (elsewhere, data), assigned, moved, bare = how, read.assigned, read.moved, _bare(word)
+    here = None if elsewhere else _cwd_at(moved, at, start)
+    if m := _WORKSPACE.match(bare):
+        places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), READ_AS_DATA if data else here)] if (
+            _REST.fullmatch(bare[m.end():])) else []
+        read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..") and not data]
+        return places
+    variables = _in_force(assigned, at, start)
+    places = []
+    # where the run may be in the script's folder or one under it, each (``_cwds_at``), and the folder there
+    for variables[_CWD] in dict.fromkeys([*([] if elsewhere else _cwds_at(moved, at, start)), here]):
+        site = READ_AS_DATA if data else variables[_CWD]
+        if (globbed := _globbed(word, variables)) is not False:
+            _glob(read, at, globbed, site, word)
+            continue
+        place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
+        places.append((place, site))
+        if (tail := _ran_tail(word, place)) and (not data or _LITERAL.fullmatch(bare)):
+            # (a file read as data where only the run knows the start of its path, `cat "$TMP/out"`, is mostly the
+            # run's own: only a relative path's, every tracked file ending so, is read)
+            tails[at, tail, site] = None
+        elif place is None and _cleared(bare, at, assigned, variables) and (said := _unseen(word, False)):
+            unseen[at, said] = None
+    return places
 
 
 def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, int]],
@@ -1267,14 +1433,15 @@ def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, in
     return False
 
 
-def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int, str]], set[int]]:
-    """The words ``_ran`` reads as files run (each an offset and the word), and the offsets of those an interpreter
-    runs where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's command substitutions
-    and subshells, ``shellcode.parts``)."""
-    words = [(gap.end(), _word(text, gap.end())) for m in _INTERPRETER.finditer(code)
-             if (gap := _BLANKS.match(text, m.end()))
-             and not text.startswith(("-", ";", "&", "|", "<", ">", "(", ")", "\n"), gap.end())]
-    elsewhere = {at for at, _ in words if _run_elsewhere(code, spans, at)}
+def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int, str]], set[int], set[int]]:
+    """The words ``_ran`` reads as files run or read (each an offset and the word), the offsets of those an interpreter
+    runs (or a reader reads) where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's
+    command substitutions and subshells, ``shellcode.parts``), and the offsets of those read as data, not run
+    (``_read_words``)."""
+    words = [(at, _word(text, at)) for m in _INTERPRETER.finditer(code)
+             if (at := _script_word(text, m.end(), bool(m["python"]))) is not None]
+    read, data = _read_words(text, code, spans)
+    elsewhere = {at for at, _ in words + read if _run_elsewhere(code, spans, at)}
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
@@ -1286,7 +1453,69 @@ def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int,
               if not any(begin <= m.start() < end for begin, end in comments)
               and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
               and _with_an_interpreter(text, ends, m.start(), m.end())]
-    return words, elsewhere
+    ran = {at for at, _ in words}
+    return words + read, elsewhere, data - ran
+
+
+# A redirection of a file to a command's input (`< f`, `0< f`, `<> f`, `$(< f)`; not a heredoc's `<<`, a here-string's
+# `<<<`, a process substitution's `<(`, a duplication's `<&`), in the code: the file is read
+_INPUT = re.compile(r'(?<![<>])[0-9]*<(?![<&(])>?')
+_BLANKS_OR_NONE = re.compile(r'[ \t]*')
+# A command that reads the files its words name (after words that may be empty and assignments, where a command
+# begins): `cat .env`, `export $(grep -v '^#' .env | xargs)`, `head -1 cfg.json`, `jq . cfg.json`, `cp cfg.json /tmp`
+_READER = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<reader>cat|tac|head|tail|less|more|'
+                     r'grep|egrep|fgrep|rg|sed|awk|gawk|jq|yq|sort|uniq|wc|cut|paste|nl|diff|cmp|comm|join|md5sum|'
+                     r'sha1sum|sha256sum|sha512sum|base64|xxd|od|cp|install)(?=[ \t])', re.MULTILINE)
+_A_REDIRECTION = re.compile(_REDIRECTION)
+
+
+def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set[int]]:
+    """The words of ``text`` (its ``code``, ``spans``) that name a file a command reads: the file after each input
+    redirection (``_INPUT``), and each word of a reader command but its options and redirections (``_READER``; a
+    word that names no file of the checkout reads nothing, ``recipes.helper_folders``); and the offsets of those
+    read as data, never run: all but a file fed to an interpreter that runs its input (`bash < x.sh`, `python3 - <
+    t.py`: ``_stdin_script``)."""
+    found, data = [], set()
+    for m in _INPUT.finditer(code):
+        if word := _word(text, at := _BLANKS_OR_NONE.match(text, m.end()).end()):
+            found.append((at, word))
+            if not _stdin_script(text, code, spans, m.start()):
+                data.add(at)
+    for m in _READER.finditer(code):
+        at = m.end("reader")
+        while gap := _WORD_GAP.match(text, at):
+            at = gap.end()
+            if redirection := _A_REDIRECTION.match(text, at):
+                at = redirection.end()
+                continue
+            if not (word := _word(text, at)):
+                break
+            if not word.startswith("-") and not word.isdigit():  # (a number: an option's, `head -n 5`)
+                found.append((at, word))
+                data.add(at)
+            at += len(word)
+    return found, data
+
+
+def _stdin_script(text: str, code: str, spans, at: int) -> bool:
+    """Whether the command holding the input redirection at ``at`` has an interpreter that runs no file's word
+    (``_script_word``: `bash < x.sh`, `bash -s < x.sh`, `python3 - < t.py`), so that it runs its input."""
+    lo, view, begin = _command_view(code, spans, at)
+    return any(_script_word(text, lo + m.end(), bool(m["python"])) is None for m in _INTERPRETER.finditer(view, begin))
+
+
+def _command_view(code: str, spans: list[tuple[int, int]], at: int) -> tuple[int, str, int]:
+    """The code of the command holding ``at`` up to it (``_run_elsewhere``): the offset it is read from (the innermost
+    command substitution or subshell holding ``at``, the text's start when none), that code with what those closed
+    before ``at`` hold blanked, and where the command begins in it (after its last ``_COMMAND_BREAK``)."""
+    lo = max([start for start, end in spans if start < at < end], default=0)
+    view = list(code[lo:at])
+    for start, end in spans:
+        if lo <= start and end < at:  # closed before ``at``: nothing in it begins the command
+            view[start - lo:end - lo + 1] = " " * (end - start + 1)
+    view = "".join(view)
+    begins = [m.end() for m in _COMMAND_BREAK.finditer(view)]
+    return lo, view, begins[-1] if begins else 0
 
 
 def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int) -> bool:
@@ -1295,14 +1524,8 @@ def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int) -> bool:
     the last ``_COMMAND_BREAK`` before ``at`` in the innermost command substitution or subshell holding it (``spans``,
     from ``shellcode.parts``; the text when none), what those closed before ``at`` hold skipped: a `$( )` inside a
     word begins no command (`srun --container-name=$(echo "$I" | sed …) bash x.sh` runs x.sh elsewhere)."""
-    lo = max([start for start, end in spans if start < at < end], default=0)
-    view = list(code[lo:at])
-    for start, end in spans:
-        if lo <= start and end < at:  # closed before ``at``: nothing in it begins the command
-            view[start - lo:end - lo + 1] = " " * (end - start + 1)
-    view = "".join(view)
-    begins = [m.end() for m in _COMMAND_BREAK.finditer(view)]
-    return _ELSEWHERE.search(view, begins[-1] if begins else 0) is not None
+    _, view, begin = _command_view(code, spans, at)
+    return _ELSEWHERE.search(view, begin) is not None
 
 
 def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:
