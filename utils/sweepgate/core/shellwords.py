@@ -56,7 +56,11 @@ files it runs by a path from the working folder in the checkout (``Reading.ran``
 the path after `$GITHUB_WORKSPACE/`, read as any tracked file ending so where a file of the job moves the workspace),
 and those it runs by a path whose start only the run knows but whose end is written (``Reading.ran_tails``: `bash
 "$D/x.sh"`), each with the working folder at the run, where the file starts (``Reading.ran_sites``,
-``Reading.ran_tail_sites``; so for ``Reading.named``, ``Reading.named_sites``).
+``Reading.ran_tail_sites``; so for ``Reading.named``, ``Reading.named_sites``). A file read as data goes there too, its
+site ``READ_AS_DATA`` (hashed, never read as shell): the file after an input redirection (`< params.txt`, `$(< v.txt)`)
+and a reader command's words (`cat .env`, `grep -v '^#' .env`); and one fed to an interpreter that runs its input
+(`bash < "$D/x.sh"`) as a file run. A `for` loop's variable stands for each word of its list where its body sources,
+runs or reads it (``Reading.loops``); a path with a glob there is every tracked file it matches (``Reading.globs``).
 """
 
 from __future__ import annotations
@@ -1363,7 +1367,9 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     (and its working folder to ``Reading.ran_tail_sites``), every tracked file ending so (``_ran_tail``). One from the
     workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
     an interpreter after `docker run`, `srun`, `env -C` … (``_run_elsewhere``) starts where only the run knows, a
-    container's or another node's folder: its relative path is a written end. ``code``: ``text``'s code
+    container's or another node's folder: its relative path is a written end. A file read as data (``_read_words``)
+    is read so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list
+    (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
     assigned, moved = read.assigned, read.moved
     words, elsewhere, data = _ran_words(text, code, literal, spans)
