@@ -3,7 +3,8 @@
 
 1. A tracked file read as data (not run): the word after a `<` (`while read l; do …; done < params.txt`, `$(< v.txt)`,
    `python3 gen.py < in.txt`) and the files a reader command names (`export $(cat .env)`, `cat cfg.json | head`,
-   `grep -v '^#' .env`): only paths with a `/` beside the script were hashed. Each is now read from the working
+   `grep -v '^#' .env`, `cp -rT "$GITHUB_WORKSPACE/shared/recipes" "$T/r"`: a folder, every tracked file in it):
+   only paths with a `/` beside the script were hashed. Each is now read from the working
    folder the run is in there (the folders a `source` or a run is read from), hashed as it is and never read as
    shell; a word that names no tracked file hashes nothing.
 2. A loop's variable: `for f in a.sh b.sh; do bash "$f"; done` hashed neither file, and `for f in "$D"/*.sh; do
@@ -83,13 +84,16 @@ READ_AS_DATA = {
                           ["shared/p.txt"]),
     "cat after a cd only the run knows": ('cd "${WORK:-b}"\ncat c.txt\n', {"b/c.txt": None}, ["b/c.txt"]),
     "cat $D/c.txt": ('D=./b\ncat "$D/c.txt"\n', {"b/c.txt": None}, ["b/c.txt"]),
+    "cp -rT a folder, then read": ('T=$(mktemp -d)\ncp -rT "$GITHUB_WORKSPACE/shared/recipes" "$T/r"\n'
+                                   'cat "$T"/r/a.yaml "$T"/r/deep/b.yaml\n',
+                                   {"shared/recipes/a.yaml": None, "shared/recipes/deep/b.yaml": None},
+                                   ["shared/recipes/a.yaml", "shared/recipes/deep/b.yaml"]),
 }
 
 
 @pytest.mark.parametrize("case", READ_AS_DATA)
 def test_a_tracked_file_read_as_data_is_hashed(tmp_path, case):
-    lines, files, read = READ_AS_DATA[case]
-    _each_read_is_hashed(tmp_path, lines, files, read)
+    _each_read_is_hashed(tmp_path, *READ_AS_DATA[case])
 
 
 def test_a_file_read_as_data_is_not_read_as_shell(tmp_path):
@@ -141,8 +145,7 @@ LOOPS = {
 
 @pytest.mark.parametrize("case", LOOPS)
 def test_the_files_a_loops_list_names_are_hashed(tmp_path, case):
-    lines, files, read = LOOPS[case]
-    _each_read_is_hashed(tmp_path, lines, files, read)
+    _each_read_is_hashed(tmp_path, *LOOPS[case])
 
 
 def test_a_glob_whose_folder_only_the_run_knows_leaves_the_row_without_an_identity(tmp_path):
@@ -188,8 +191,7 @@ OPTIONS = {
 
 @pytest.mark.parametrize("case", OPTIONS)
 def test_an_option_of_no_argument_leaves_the_script_s_word_the_script(tmp_path, case):
-    lines, files, read = OPTIONS[case]
-    _each_read_is_hashed(tmp_path, lines, files, read)
+    _each_read_is_hashed(tmp_path, *OPTIONS[case])
 
 
 # --- 4: a script on standard input --------------------------------------------------------------------------------
@@ -206,5 +208,4 @@ STDIN = {
 @pytest.mark.parametrize("case", STDIN)
 def test_a_script_fed_on_standard_input_is_hashed_and_read(tmp_path, case):
     """The script is hashed, and what it sources too (read as the shell it is)."""
-    lines, files, read = STDIN[case]
-    _each_read_is_hashed(tmp_path, lines, files, read)
+    _each_read_is_hashed(tmp_path, *STDIN[case])

@@ -14,6 +14,7 @@ section 7's paths, or whose launcher or other support file is not there, has non
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fnmatch
 import hashlib
@@ -51,6 +52,7 @@ class Tracked:
     def __init__(self, list_paths: Callable[[], "list[str]"], gitlinks: Callable[[], "dict[str, str]"] | None = None,
                  symlinks: Callable[[], "list[str]"] | None = None):
         self._list, self._by_name, self._gitlinks, self._symlinks = list_paths, None, gitlinks, symlinks
+        self._sorted: list[str] | None = None
 
     def gitlinks(self) -> list[str]:
         """The checkout's submodules (git lists each as one entry, its commit: none of the files in it), in order."""
@@ -81,6 +83,13 @@ class Tracked:
         want = pattern.split("/")
         return [path for paths in self._names().values() for path in paths
                 if _globs_along(path.split("/"), want, from_top)]
+
+    def under(self, folder: str) -> list[str]:
+        """The tracked files in ``folder``, at any depth, in order (none for a file or a path the checkout has not)."""
+        if self._sorted is None:
+            self._sorted = sorted(path for paths in self._names().values() for path in paths)
+        lo, hi = (bisect.bisect_left(self._sorted, folder + end) for end in "/0")  # "0" follows "/"
+        return self._sorted[lo:hi]
 
     def holds(self, path: str) -> bool:
         return path in self._names().get(path.rsplit("/", 1)[-1], ())
@@ -222,14 +231,16 @@ def _started(folders: dict[str, list], path: str, blobs: Blobs, cwd=TOP_CWD, *, 
 
 
 def _through(tracked: Tracked) -> Callable[[str], bool]:
-    """Whether a path the checkout has not goes through one of ``tracked``'s symbolic links or submodules (`bench/x.sh`
-    with bench a link to a folder, `vendor/tools/t.py` with vendor/tools a submodule), each listed when first asked."""
+    """Whether a path the checkout has not as a file goes through one of ``tracked``'s symbolic links or submodules
+    (`bench/x.sh` with bench a link to a folder, `vendor/tools/t.py` with vendor/tools a submodule), each listed when
+    first asked, or is a folder of its tracked files (`cp -r "$GITHUB_WORKSPACE/recipes/x" .`: ``tail_files`` reads
+    them all)."""
     heads: list[str] = []
 
     def through(path: str) -> bool:
         if not heads:
             heads.extend(f"{head}/" for head in [*tracked.symlinks(), *tracked.gitlinks()] or [""])
-        return any(head and path.startswith(head) for head in heads)
+        return any(head and path.startswith(head) for head in heads) or bool(tracked.under(path))
     return through
 
 
@@ -269,7 +280,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                 reached, escaped = _reached(path, blobs, tracked, lambda found: [
                     got for start in folders.get(path) or [(TOP_CWD, ())]
                     for got in _read_at(folders, found, blobs, start[0], tracked)])
-                take(reached)
+                take([*reached, *_folder_files(path, blobs, tracked, folders)])
                 if escaped:
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
@@ -338,6 +349,13 @@ def _read_globs(globs: list[tuple], take: Callable[[list[str]], None], blobs: Bl
               if not from_top or _globs_along(link.split("/"), want[:link.count("/") + 1], True)])
         for path in tracked.matching(pattern, from_top):
             take(_read_at(folders, path, blobs, site, tracked))
+
+
+def _folder_files(folder: str, blobs: Blobs, tracked: Tracked, folders: dict[str, list]) -> list[str]:
+    """The tracked files in ``folder`` (a path of ``tail_files`` the checkout has no file at), each read as data: a
+    folder a file of the job copies or reads whole (`cp -rT "$GITHUB_WORKSPACE/recipes/x" recipes/x`)."""
+    return [got for path in tracked.under(folder) for got in _read_at(folders, path, blobs, shellwords.READ_AS_DATA,
+                                                                      tracked)]
 
 
 def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD, tracked: Tracked | None = None
