@@ -13,6 +13,7 @@
 3. An interpreter's options: those after its script's word were taken for its own when that word was quoted
    (`python3 -u "$D/t.py" --n 1` read `1` as the script), and python's `-O` was read as taking an argument, as
    bash's does (`python3 -O tools/bench --n 1` read `--n 1`).
+   `source .env` (a dot file by its name alone) left the row with no identity: it is the working folder's `.env`.
 4. A script fed on standard input by a path with a variable (`bash < "$D/x.sh"`), or with no script extension
    (`bash < xx`), was not hashed.
 
@@ -84,6 +85,8 @@ READ_AS_DATA = {
                           ["shared/p.txt"]),
     "cat after a cd only the run knows": ('cd "${WORK:-b}"\ncat c.txt\n', {"b/c.txt": None}, ["b/c.txt"]),
     "cat $D/c.txt": ('D=./b\ncat "$D/c.txt"\n', {"b/c.txt": None}, ["b/c.txt"]),
+    "source .env (a dot file by its name)": ('source .env\necho "$X"\n', {".env": "X=read:.env\n"}, [".env"]),
+    "cd b; . .env": ('cd b\n. .env\necho "$X"\n', {"b/.env": "X=read:b/.env\n", ".env": "X=top\n"}, ["b/.env"]),
     "cp -rT a folder, then read": ('T=$(mktemp -d)\ncp -rT "$GITHUB_WORKSPACE/shared/recipes" "$T/r"\n'
                                    'cat "$T"/r/a.yaml "$T"/r/deep/b.yaml\n',
                                    {"shared/recipes/a.yaml": None, "shared/recipes/deep/b.yaml": None},

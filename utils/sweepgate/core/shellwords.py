@@ -174,7 +174,7 @@ _SHOWN_MAX = 60  # a word said longer is cut
 _STANDARD_INPUT = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 # The written end of a path after its last expansion (`"$VENV/bin/activate"`: `/bin/activate`), whole names only
 _TAIL = re.compile(r'(?:/+[\w.+-]+)+/*\Z')
-_BARE = re.compile(r'[\w+][\w.+-]*')  # a file's name alone (no `/`; not `.`, `..`)
+_BARE = re.compile(r'\.?[\w+][\w.+-]*')  # a file's name alone (no `/`; a dot file's too, `.env`; not `.`, `..`)
 # A relative path written out as a word of its own (or after a `=`, a quote), with a `/` in it: `./client.py`, `a/b`
 _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[\w.+/-]*(?=[\s;&|()<>"\']|\Z)')
 # An interpreter that runs the file named by its first word after its options (``_script_word``: `python3 -u x.py`,
