@@ -172,11 +172,17 @@ def _trailing_whitespace(out: Collector, nhead: HeadLines, first: int) -> None:
                     "delete it; the file ends after the last entry")
 
 
-def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], start: int) -> None:
-    """The empty lines before the entry starting at index ``i``: exactly one, none at the file's start."""
+def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], start: int,
+                     after_header: bool = False) -> None:
+    """The empty lines before the entry starting at index ``i``: exactly one, none at the file's start;
+    none or one right under the file's header (``after_header``: comment lines, nothing else, above it)."""
     if last_text < 0:
         if blanks:
             out.add(blanks[0] + 1, SEPARATOR_RULE, "file starts with empty lines", "delete them")
+    elif after_header:
+        if len(blanks) > 1:
+            out.add(blanks[1] + 1, SEPARATOR_RULE, f"{len(blanks)} empty lines between the header and the first "
+                    "entry", "keep at most one")
     elif not blanks:
         out.add(i + 1, SEPARATOR_RULE, f"no empty line between this entry and line {last_text + 1}",
                 "put exactly one empty line before each entry")
@@ -245,6 +251,9 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int, skipped: 
     _trailing_whitespace(out, nhead, max(start, end))
     blanks: list[int] = list(range(last_text + 1, start))
     first = True
+    # Nothing above the appended text (a new changelog): comment lines at its top are its header, which YAML
+    # (and the reference's loader) ignores; once committed they are history, byte for byte, as any line.
+    header = last_text < 0
     for i in range(start, end):
         line = nhead[i]
         if i + 1 in skipped:
@@ -256,15 +265,20 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int, skipped: 
             continue
         if line.startswith(CONFLICT_MARKERS):  # file_rules names it (once): not text of an entry
             continue
+        if header and line.lstrip(b" ").startswith(b"#"):
+            if last_text < 0 and blanks:
+                out.add(blanks[0] + 1, SEPARATOR_RULE, "file starts with empty lines", "delete them")
+            blanks, last_text = [], i
+            continue
         if ENTRY_START.match(line):
             starts.append(i)
-            _entry_separator(out, i, last_text, blanks, start)
+            _entry_separator(out, i, last_text, blanks, start, header and last_text >= 0)
         elif first or _misplaced_entry_start(line, bool(blanks)):
-            _not_an_entry(out, i, last_text, first)
+            _not_an_entry(out, i, -1 if header else last_text, first)
         elif blanks:
             out.add(blanks[0] + 1, SEPARATOR_RULE, "empty line inside an entry",
                     "remove it; empty lines only separate entries")
-        first = False
+        first = header = False
         blanks = []
         last_text = i
     return starts
