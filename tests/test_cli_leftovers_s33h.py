@@ -40,6 +40,8 @@ def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPro
 
 LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, from the repository "
                "`sweepgate example --keep --no-rehearse` keeps")
+# the same fix said in configs/: its paths from the current folder, as every fix's (s42e)
+LIBRARY_FIX_IN_CONFIGS = LIBRARY_FIX.replace(" benchmarks/", " ../benchmarks/")
 
 
 def test_a_missing_script_s_fix_says_where_the_benchmark_library_comes_from_and_it_is_there(make_repo, tmp_path):
@@ -47,7 +49,7 @@ def test_a_missing_script_s_fix_says_where_the_benchmark_library_comes_from_and_
     rows = tmp_path / "rows.json"
     rows.write_text(json.dumps(SEED_ROW))
     r = sweepgate(["rehearse", "--exp-name", SEED_EXP, "--row-json", str(rows)], repo.path / "configs")
-    assert r.returncode == 1 and "no benchmark script" in r.stderr and LIBRARY_FIX in r.stderr, r.stderr
+    assert r.returncode == 1 and "no benchmark script" in r.stderr and LIBRARY_FIX_IN_CONFIGS in r.stderr, r.stderr
     r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
     problems = [line for line in r.stdout.splitlines() + r.stderr.splitlines() if "resolves to no benchmark script" in line]
     assert r.returncode == 1 and problems and all(LIBRARY_FIX in line for line in problems), r.stdout + r.stderr
@@ -143,5 +145,5 @@ def test_preflight_tells_where_the_library_comes_from_once_not_on_every_missing_
     r = sweepgate(["preflight"], repo.path / "configs")
     problems = [line for line in r.stderr.splitlines() if "resolve" in line and "to no benchmark script" in line]
     assert r.returncode == 1 and len(problems) > 1, r.stderr
-    assert problems[0].endswith(LIBRARY_FIX), problems[0]
+    assert problems[0].endswith(LIBRARY_FIX_IN_CONFIGS), problems[0]
     assert all(line.endswith(f"; {LIBRARY_LATER}") for line in problems[1:]), problems

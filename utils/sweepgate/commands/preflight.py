@@ -189,7 +189,7 @@ def run(args) -> int:
         # (cli.ReaderMayLeave)
         print(line, flush=True)
     errors = len(found)
-    emit(with_rows(found))
+    emit(with_rows(found, root))
     warnings = per_image(list(warnings), root)  # an image's engines without a manifest: one warning, every row's
     emit(sorted(warnings))
     emit(sorted(notes))
@@ -254,7 +254,7 @@ def no_script(row: dict, root: Path, revision: Callable, chosen: Callable | None
     scenario = F.AGENTIC_CODING if row.get(F.SCENARIO_TYPE) == F.AGENTIC_CODING else F.FIXED_SEQ_LEN
     return missing_script(where.file if where else candidates[0], where.line if where else 0, who, scenario,
                           candidates, many=len(keys) > 1, folders=[rel for rel in candidates if (root / rel).is_dir()],
-                          no_lib=not (root / F.BENCHMARK_LIB).is_file(),
+                          no_lib=not (root / F.BENCHMARK_LIB).is_file(), root=str(root),
                           at=f"({count(others, 'other config')}, not selected, run{'s' if others == 1 else ''} "
                              "it too)" if others else "")
 
@@ -305,7 +305,7 @@ def no_library(rows: list[dict], root: Path) -> Callable:
     read_helpers(scripts, blobs, read)
     each = {s: library_lines([s], blobs) for s in scripts}  # each script and its helpers read once
     places = list(dict.fromkeys(place for s in scripts for place in each[s]))  # as library_lines(scripts) gives
-    problem = missing_library(places) if places else None
+    problem = missing_library(places, root=str(root)) if places else None
     sourcing = {s for s in scripts if each[s]}
     return lambda row: problem if script(row) in sourcing else None
 
@@ -410,15 +410,15 @@ def row_label(row: dict) -> str:
     return " ".join([*parts, f"conc {row.get(F.CONC)}"])
 
 
-def with_rows(found: dict, shown: int = 3) -> list:
+def with_rows(found: dict, root: Path, shown: int = 3) -> list:
     """Each problem once; one found in several rows says how many and names the first few, and a row's own run
     (``RUN_RULE``: its script failed, left something running) names its one row too. Where the
-    repository has no benchmark library, the first missing script's fix says where it comes from and the
-    others point back to it (a clone with no benchmarks/ had the same long fix on ~200 lines)."""
+    repository (its top ``root``) has no benchmark library, the first missing script's fix says where it comes
+    from and the others point back to it (a clone with no benchmarks/ had the same long fix on ~200 lines)."""
     from sweepgate.core.errors import Diagnostic
-    from sweepgate.core.recipes import LIBRARY_COPY
+    from sweepgate.core.recipes import library_copy
 
-    out, told = [], False
+    out, told, copy = [], False, library_copy(str(root))
     for d, labels in found.items():
         message, hint = d.message, d.hint
         if len(labels) > 1:
@@ -426,8 +426,8 @@ def with_rows(found: dict, shown: int = 3) -> list:
             message = f"{message} ({len(labels)} rows: {names})"
         elif d.rule == RUN_RULE:
             message = f"{message} (row {labels[0]})"
-        if hint.endswith(f"; {LIBRARY_COPY}"):
-            hint, told = (hint, True) if not told else (hint.replace(LIBRARY_COPY, LIBRARY_LATER), told)
+        if hint.endswith(f"; {copy}"):
+            hint, told = (hint, True) if not told else (hint.replace(copy, LIBRARY_LATER), told)
         out.append(Diagnostic(d.file, d.line, d.col, d.rule, message, hint, d.severity)
                    if (message, hint) != (d.message, d.hint) else d)
     return out

@@ -21,7 +21,7 @@ import re
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.recipes import (LIBRARY_COPY, SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_lines,
+from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_copy, library_lines,
                                     load_recipes, missing_library, read_reached, scenarios_of, sourced_helpers)
 
 
@@ -108,11 +108,12 @@ def _selected_rules(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff],
 
 
 def missing_script(file: str, line: int, who: str, scenario: str, candidates: list[str], *, many: bool = False,
-                   at: str = "", severity: str = "error", folders: list[str] = (), no_lib: bool = False) -> Diagnostic:
+                   at: str = "", severity: str = "error", folders: list[str] = (), no_lib: bool = False,
+                   root: str | None = None) -> Diagnostic:
     """The one wording of a recipe that resolves to no benchmark script (CONTRACTS section 7), for
     ``plan`` and ``preflight`` alike: ``who`` names the config key(s) or the row; ``folders``, the
     candidates that are there as folders (said as such, not as missing); ``no_lib``: the repository has no
-    benchmark library either, so the fix says where it comes from."""
+    benchmark library either, so the fix says where it comes from (``library_copy(root)``)."""
     there = (f"is a file ({', '.join(folders)} {'is a folder' if len(folders) == 1 else 'are folders'})"
              if folders else "exists")
     add = "put the script in the folder's place" if folders else "add the script"
@@ -120,7 +121,7 @@ def missing_script(file: str, line: int, who: str, scenario: str, candidates: li
                       f"{who} ({scenario}) resolve{'' if many else 's'} to no benchmark script: none of "
                       f"{', '.join(candidates)} {there}{f' {at}' if at else ''}",
                       f"{add} (CONTRACTS section 7) or fix model-prefix/precision/runner/framework"
-                      + (f"; {LIBRARY_COPY}" if no_lib else ""), severity=severity)
+                      + (f"; {library_copy(root)}" if no_lib else ""), severity=severity)
 
 
 def _first_changed_line(base: RecipeSet, head: RecipeSet, key: str) -> int:

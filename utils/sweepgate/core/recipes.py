@@ -29,9 +29,22 @@ MULTI_NODE_SCRIPT_DIR = "benchmarks/multi_node"
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
 RULE_NO_LIBRARY = "missing-library"
-# Where a repository without the benchmark library gets it (the fix of a missing script, where it lacks it too)
-LIBRARY_COPY = (f"copy {F.BENCHMARK_LIB} and benchmarks/lib/, which the scripts source, from the repository "
-                "`sweepgate example --keep --no-rehearse` keeps")
+# Where a repository without the benchmark library gets it (``library_copy``, the fix's end)
+LIBRARY_KEPT = "from the repository `sweepgate example --keep --no-rehearse` keeps"
+
+
+def library_copy(root: str | None = None) -> str:
+    """The fix of a repository without the benchmark library (of a missing script, where it lacks it too): copy
+    it from the example's repository, to its paths from the current folder (``repopaths.from_here``), as every
+    fix names them. ``root``: the repository's top, else the one the current folder is in."""
+    from sweepgate.core.repopaths import from_here
+    from sweepgate.core.worktop import enclosing_top
+
+    top = root or enclosing_top()
+    lib, parts = (F.BENCHMARK_LIB, posixpath.dirname(F.BENCHMARK_LIB_PARTS[0]))
+    if top:
+        lib, parts = from_here(top, lib), from_here(top, parts)
+    return f"copy {lib} and {parts}/, which the scripts source, {LIBRARY_KEPT}"
 
 
 def gpu_family(runner: str) -> str:
@@ -474,15 +487,15 @@ def ending_in(rest: str, paths) -> list[str]:
 
 
 def missing_library(places: list[tuple[str, int]], *, where: str = "the repository",
-                    severity: str = "error") -> Diagnostic:
+                    severity: str = "error", root: str | None = None) -> Diagnostic:
     """The one wording of scripts that source the benchmark library where it is missing (``rehearse``,
     ``preflight``, ``plan``): once, at the first line of ``places`` (``library_lines``) that sources it
-    (where bash stops), the other files counted; its fix is ``LIBRARY_COPY``."""
+    (where bash stops), the other files counted; its fix is ``library_copy(root)``."""
     (file, line), others = places[0], [path for path, _ in places[1:]]
     more = (f" ({len(others)} other file{'s' if len(others) > 1 else ''} source{'' if len(others) > 1 else 's'} it "
             f"too: {', '.join(others[:3])}{', ...' if len(others) > 3 else ''})" if others else "")
     return Diagnostic(file, line, 0, RULE_NO_LIBRARY, f"sources {F.BENCHMARK_LIB}, which {where} does not have{more}",
-                      LIBRARY_COPY, severity=severity)
+                      library_copy(root), severity=severity)
 
 
 def library_problem(scripts, read, **how) -> Diagnostic | None:

@@ -30,7 +30,7 @@ from pathlib import Path
 from sweepgate.core import fields, jobfile, jsontext, pythoncall, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
-from sweepgate.core.recipes import LIBRARY_COPY, gpu_family, library_problem, script_candidates
+from sweepgate.core.recipes import gpu_family, library_copy, library_problem, script_candidates
 from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.problem import Problem
@@ -364,7 +364,7 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
             if not (root / fields.BENCHMARK_LIB).is_file():  # said at the line that sources it, not by bash
                 from sweepgate.core.identity import read_tree
 
-                if problem := library_problem([rel], read_tree(str(root))):
+                if problem := library_problem([rel], read_tree(str(root)), root=str(root)):
                     raise SweepgateError([problem])
             return root / rel
     at = config_place(row)
@@ -374,7 +374,7 @@ def resolve_script(root: Path, row: dict, gpu: str) -> Path:
                    + (f"({from_here(root, folders[0])}) " if at else "") + "(CONTRACTS section 7)")
     raise fail(*(at or (candidates[0], 0)), f"no benchmark script for exp-name {row.get(fields.EXP_NAME)!r}",
                f"create {from_here(root, candidates[0])} (or {from_here(root, candidates[1])})"
-               + ("" if (root / fields.BENCHMARK_LIB).is_file() else f"; {LIBRARY_COPY}"))
+               + ("" if (root / fields.BENCHMARK_LIB).is_file() else f"; {library_copy(str(root))}"))
 
 
 # --- the rehearsal ----------------------------------------------------------------
