@@ -42,14 +42,15 @@ def test_rows_of_one_exp_name_are_chosen_by_conc_and_where_alone(make_repo, tmp_
 
 
 def test_rows_of_several_exp_names_need_one_unless_conc_and_where_leave_one(make_repo):
+    # refused at the first row's config block (s42e; at the configs/*-master.yaml glob before)
     repo = own_scripts(make_repo)
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*"], repo.path)
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        "configs/*-master.yaml: no row chosen: 5 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
+        "configs/nvidia-master.yaml:1: no row chosen: 5 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
         "(and --conc N when it repeats)"], r.stderr
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4"], repo.path)  # the rows it leaves
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        "configs/*-master.yaml: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
+        "configs/nvidia-master.yaml:1: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
         "(and --conc N when it repeats)"], r.stderr
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4", "--where", "tp=8"], repo.path)
     assert r.returncode == 1 and r.stderr.startswith(CHOSEN), r.stderr  # the vllm key's 1k1k row, tp 8
@@ -66,7 +67,7 @@ def test_rows_of_several_config_keys_name_every_key_not_the_first(make_repo):
     repo = make_repo(files={"configs/nvidia-master.yaml": FLEET_NVIDIA + "\n" + other + "\n"})
     r = sweepgate(["rehearse", "--exp-name", "dsr1_1k1k", "--conc", "4"], repo.path)
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        "configs/*-master.yaml: exp-name 'dsr1_1k1k' matches 2 rows that differ in tp 4, 8; choose one with "
+        "configs/nvidia-master.yaml:1: exp-name 'dsr1_1k1k' matches 2 rows that differ in tp 4, 8; choose one with "
         "--where tp=4, or --config-keys with one of dsr1-fp4-b300-vllm, dsr1-fp4-b300-vllm-tp4"], r.stderr
 
 

@@ -6,12 +6,12 @@ Declares the flags and calls ``rehearsal.runner.rehearse``.
 from __future__ import annotations
 
 from sweepgate.commands import argtypes
-from sweepgate.rehearsal.runner import (DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV, STOP_GRACE_MAX_S,
-                                       STOP_GRACE_MIN_S)
+from sweepgate.rehearsal.runner import (DEFAULT_DURATION_S, DEFAULT_TIMEOUT_S, DURATION_ENV, EXP_NAME_FLAG,
+                                       STOP_GRACE_MAX_S, STOP_GRACE_MIN_S)
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--exp-name", type=argtypes.not_empty,
+    parser.add_argument(EXP_NAME_FLAG, type=argtypes.not_empty,
                         help="matrix row to rehearse (its exp-name; not needed where the rows, or those "
                              "--conc and --where leave, have one)")
     parser.add_argument("--config-keys", type=argtypes.not_empty, nargs="+", metavar="KEY",

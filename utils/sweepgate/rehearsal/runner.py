@@ -44,6 +44,7 @@ DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
 # one, as a version manager's python3 on PATH costs a tenth of a second a call); else the next on PATH.
 THIS_PYTHON_ENV = "SWEEPGATE_REHEARSE_PYTHON3"
 DEFAULT_DURATION_S = 10
+EXP_NAME_FLAG = "--exp-name"  # where an exp-name no config holds is said (``select_row``), as the flag is declared
 DEFAULT_TIMEOUT_S = 600
 TRACE_TURNS = (
     {"session_id": "s0", "input_length": 512, "output_length": 32},
@@ -77,7 +78,7 @@ def load_rows(args, root: Path) -> tuple[list[dict], str]:
     keyed = worktree_keyed_rows(root, args.config_keys or None, unnamed_fix="or name the rehearsed row's config "
                                 "with --config-keys KEY, which expands that config alone", rev=rev)
     rows = [KeyedRow(row, key, rev.where(key)) for key, row in keyed]
-    return rows, "configs/*-master.yaml"
+    return rows, f"{fields.CONFIG_DIR}/{fields.MASTER_GLOB}"  # where no row stands (none at all)
 
 
 def _read_row_file(path: Path) -> tuple[str, object]:
@@ -139,11 +140,11 @@ def config_place(row: dict) -> tuple[str, int] | None:
 def _about(rows: list[dict], source: str, given: str | None = None) -> tuple[str, tuple[str, int]]:
     """Whom a refusal of ``rows`` names, as the user named them, and where it stands: the exp-name
     ``given`` (--exp-name), else the config key of rows all of one config (--config-keys), else "" (the
-    rows of --row-json, or of several configs); at that config's key line when the rows are all of one
-    config, else at ``source``."""
+    rows of --row-json, or of several configs); at the key line of the config of the first row, in its
+    master file (of several configs, the one that holds the row named first), else (--row-json) at ``source``."""
     keys = {config_key_of(r) for r in rows}
     key = keys.pop() if len(keys) == 1 else None
-    at = config_place(rows[0]) if key else None
+    at = config_place(rows[0]) if rows else None
     who = f"exp-name {given!r}" if given else f"config key {key!r}" if key else ""
     return who, at or (source, 0)
 
@@ -182,7 +183,9 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
         known = sorted({str(r.get(fields.EXP_NAME)) for r in rows if r.get(fields.EXP_NAME) is not None})
         near = difflib.get_close_matches(exp_name, known, n=3, cutoff=0.8)
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-        raise fail(*_about(rows, source)[1], f"no row has exp-name {exp_name!r}",
+        # no config holds it: said at the one config the rows are of, else of the flag (a glob is no place)
+        one = len({config_key_of(r) for r in rows}) == 1 or not (rows and config_place(rows[0]))
+        raise fail(*(_about(rows, source)[1] if one else (EXP_NAME_FLAG, 0)), f"no row has exp-name {exp_name!r}",
                    f"did you mean {', '.join(near)}?" if near
                    else f"pick one of: {shown}" if known else "the source holds no rows")
     who, at = _about(matches, source, given)
