@@ -207,7 +207,9 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
             raise fail(*at, f"{who} {has} {len(matches)} rows (conc {', '.join(concs)})", "choose one with --conc N")
         differ = _differing(matches)
         if differ:
-            name, values = differ[0]
+            # the field shortest to write (a runner label, not its image), said first; as short: row order
+            name, values = chosen = min(differ, key=lambda d: sum(map(len, d[1])))
+            differ = [chosen, *(d for d in differ if d is not chosen)]
             shown = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in differ[:3])
             raise fail(*at, f"{who} {has} {len(matches)} rows that differ in {shown}",
                        f"choose one with --where {name}={values[0]}{_keys_named(matches)}")
