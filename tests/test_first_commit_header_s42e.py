@@ -15,6 +15,7 @@ import shutil
 
 import pytest
 from conftest import CHANGELOG, appended_entry
+from test_first_commit_hint_s41s import staged_first_commit
 
 from sweepgate import cli
 from sweepgate.commands.example import build_repo
@@ -23,14 +24,8 @@ HEADER = "# yaml-language-server: $schema=configs/schema/perf-changelog.schema.j
 
 
 def _first_commit(make_repo, monkeypatch, changelog: str):
-    """A repository with no commit yet, ``changelog`` staged as its first commit's (off CI, as a hook runs)."""
-    for name in ("GITHUB_ACTIONS", "GITHUB_REPOSITORY"):
-        monkeypatch.delenv(name, raising=False)
-    repo = make_repo()
-    shutil.rmtree(repo.path / ".git")
-    repo.git("init", "-q", "-b", "main")
-    repo.write("perf-changelog.yaml", changelog)
-    repo.git("add", "-A")
+    """A repository with no commit yet, ``changelog`` staged as its first commit's, run from its top."""
+    repo = staged_first_commit(make_repo, monkeypatch, changelog)
     monkeypatch.chdir(repo.path)
     return repo
 
