@@ -95,7 +95,7 @@ ONE_SERIES_INK = "#222222"  # a point label's ink on a chart of one series
 # baseline did measure (``contexts``), thin, dotted and grey, as context: never compared, and so named in the legend
 # (``context_label``); with none such, its title says there is no baseline to compare (``no_baseline_words``).
 CONTEXT_GID, CONTEXT_INK = "context-recipe", "#8c8c8c"  # 3.4:1 on the BACKGROUND: faint, still seen
-NOT_MEASURED = "not measured"  # a point the baseline's newest run has and the PR run did not measure
+NOT_MEASURED = C.NOT_MEASURED  # a point the baseline's newest run has and the PR run did not measure
 # A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
 # marked NOT_MEASURED with its ``missing`` figure, but as a question mark under a legend entry of its own
 # (review polish26: its grey cross sat under "not measured", which it was not).
@@ -306,7 +306,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "base": base_xy, "at": pr or base_xy, "new": not base, "missing": missing,
             "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
             "verdict": None if failed else flags.get(pt),
-            "cancelled": failed and head.get(R.STATUS) == "cancelled", "ref": ref, "unjudged": pt in unjudged,
+            "cancelled": failed and head.get(R.STATUS) == R.CANCELLED, "ref": ref, "unjudged": pt in unjudged,
             "moved": unjudged.get(pt),
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -334,7 +334,7 @@ def off_chart(comparison: C.Comparison, groups: dict | None = None) -> list[tupl
         head = comparison.heads[pt]
         metrics = head.get(R.METRICS) or {}
         if C.job_failed(head):
-            done = "was cancelled" if head.get(R.STATUS) == "cancelled" else "failed"
+            done = "was cancelled" if head.get(R.STATUS) == R.CANCELLED else "failed"
             why = f"its job {done} and it has no baseline to be drawn at"
         elif derive.figure(metrics, Y) is None:
             why = "no throughput per GPU (no GPU count: ingested without its matrix row)"
@@ -1051,8 +1051,8 @@ def spot_labels(fig, ax, items: list[dict]) -> list[tuple[dict, str, list[int]]]
             text = _joined([marks[n] for n in spot if marks[n]], rank[series][first:first + len(spot)] == spot)
             item = items[spot[0]]
             suffix = (item["flag"] or (_unjudged_words(item) if labelled_unjudged(item) else None)) if item["pr"] else \
-                ", ".join(filter(None, (item.get("verdict"), item.get("missing") or "not measured"))) \
-                if item["flag"] == NOT_MEASURED else "cancelled" if item["cancelled"] else "failed"
+                ", ".join(filter(None, (item.get("verdict"), item.get("missing") or NOT_MEASURED))) \
+                if item["flag"] == NOT_MEASURED else FAILED_WORDS[frozenset({bool(item["cancelled"])})]
             anchor = next((items[n] for n in spot if items[n]["flag"] or items[n]["new"]), item)
             out.append((anchor, " ".join(filter(None, (text, suffix))), spot))
     return out

@@ -39,6 +39,9 @@ IMPROVED, REGRESSED, UNCHANGED = "improved", "regressed", "unchanged"
 INSUFFICIENT, NEW, FAILED = "insufficient-data", "new", "failed"
 VERDICTS = (FAILED, REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
 FAILING = (FAILED, REGRESSED)  # the eval verdicts --fail-on-regression exits 3 on (points: Comparison.failing)
+# A point the baseline has and the run did not measure (Comparison.dropped), as the headline, the tables and
+# the charts name it.
+NOT_MEASURED = "not measured"
 
 # Recipe fields named when a point's recipe differs from its baseline's, in this order.
 # The KV-offload backend and its version read as one phrase ("lmcache 0.5.3").
@@ -121,7 +124,7 @@ class Verdict:
         baseline; a cancelled job's measured nothing: insufficient-data, no head."""
         if self.verdict != FAILED:
             return self.metric, self.head, self.median, self.change, self.verdict
-        if self.status == "cancelled":
+        if self.status == R.CANCELLED:
             return R.SUCCESS_RATE, None, self.median, None, INSUFFICIENT
         if not self.n:
             return R.SUCCESS_RATE, 0.0, None, None, NEW

@@ -274,7 +274,7 @@ def counted(verdict: str, points: int, metrics: int) -> str:
 CHANGES = (C.FAILED, C.REGRESSED, C.IMPROVED)  # the verdicts the headline names, or says none has
 NOTHING_CHANGED = "nothing failed, regressed or improved"  # the headline's words when no point or score did
 NOTHING_COMPARED = "nothing to compare"  # the headline's words for a run without a point or a score
-NOT_MEASURED_COUNT = "not measured"  # the headline's word for the points main has and the run did not measure
+NOT_MEASURED_COUNT = C.NOT_MEASURED  # the headline's word for the points main has and the run did not measure
 
 
 def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> str:
