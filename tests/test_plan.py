@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate import cli  # noqa: E402
 from sweepgate.commands import plan as plan_command  # noqa: E402
-from sweepgate.core import plan, recipes  # noqa: E402
+from sweepgate.core import github, plan, recipes  # noqa: E402
 from sweepgate.core import fields as F  # noqa: E402
 from sweepgate.core.errors import SweepgateError  # noqa: E402
 from sweepgate.core.load import Git  # noqa: E402
@@ -818,12 +818,12 @@ def test_runner_facts_are_part_of_a_recipe_but_node_lists_are_not(fleet):
 
 def test_step_summary_appends_within_the_limit(fleet, monkeypatch, tmp_path):
     summary = tmp_path / "summary.md"
-    summary.write_text("x" * (plan_command.STEP_SUMMARY_LIMIT - 3000))
+    summary.write_text("x" * (github.STEP_SUMMARY_LIMIT - 3000))
     p = make(fleet, {"perf-changelog.yaml": fleet.append_changelog(
         entry("dsr1-fp8-b300-vllm", "dsr1-fp8-mi355x-vllm", pr=12))})
     plan_command.write_step_summary(str(summary), p)
     data = summary.read_bytes()
-    assert len(data) <= plan_command.STEP_SUMMARY_LIMIT
+    assert len(data) <= github.STEP_SUMMARY_LIMIT
     assert b"## sweepgate plan:" in data and b"truncated" in data
 
 

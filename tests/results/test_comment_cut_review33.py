@@ -9,7 +9,6 @@ import pytest
 import synth
 from sweepgate import cli
 from sweepgate.core import github
-from sweepgate.commands import results_compare
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
 from sweepgate.results import render, store
@@ -89,7 +88,7 @@ def test_a_step_summary_cut_too_points_past_itself(small_comment, monkeypatch):
     url = build(small_comment)
     for name, value in ACTIONS.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(results_compare, "STEP_SUMMARY_LIMIT", 12000)
+    monkeypatch.setattr(github, "STEP_SUMMARY_LIMIT", 12000)
     summary = small_comment / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert cli.main(["results", "compare", "--db", url, "--run", "pr-7", "--comment-file", "c.md"]) == 0

@@ -225,17 +225,18 @@ def _run_row_env(args) -> int:
 
 # --- collect: summarize the run --------------------------------------------------------------
 
+RESULTS_HINT = "set RESULTS to toJSON(needs.*.result)"  # what collect reads: each needed job's result
+
+
 def _run_collect(args) -> int:
     try:
         results = jsontext.loads(os.environ.get("RESULTS") or "[]")
     except json.JSONDecodeError as exc:
-        raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}",
-                   "set RESULTS to toJSON(needs.*.result)") from None
+        raise fail("RESULTS", exc.lineno, f"not valid JSON: {json_message(exc)}", RESULTS_HINT) from None
     except RecursionError:
-        raise fail("RESULTS", 0, "nested too deeply (about 1,000 levels)",
-                   "set RESULTS to toJSON(needs.*.result)") from None
+        raise fail("RESULTS", 0, jsontext.NESTED_TOO_DEEPLY, RESULTS_HINT) from None
     if not isinstance(results, list):
-        raise fail("RESULTS", 1, "not a JSON list", "set RESULTS to toJSON(needs.*.result)")
+        raise fail("RESULTS", 1, "not a JSON list", RESULTS_HINT)
     if os.path.exists(args.results) and not os.path.isdir(args.results):
         raise fail(args.results, 0, "not a folder", "pass --results the folder the result artifacts were downloaded into")
     if not os.path.exists(args.results):  # download-artifact makes none when no job uploaded a result

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sweepgate.core import fields as F
-from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
+from sweepgate.core.github import NotGitHubJSON, json_object, add_repository_options
 from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, allowed_workflows, audit, notes
 
@@ -196,8 +196,5 @@ def run_audit(args) -> int:
 
 def add_audit_parser(sub) -> None:
     p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
-    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(p)
+    add_repository_options(p)
     p.set_defaults(_ci=run_audit)

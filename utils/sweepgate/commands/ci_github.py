@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core.github import api_error, owner_name
+from sweepgate.core.github import api_error, add_repository_options
 from sweepgate.core.fields import SWEEP_WORKFLOW, short_sha
 from sweepgate.workflow.decide import MAIN_REF, Decision, _skip
 
@@ -221,10 +221,7 @@ def dispatch_branch(text: str) -> str:
 
 def add_dispatch_parser(sub) -> None:
     p = sub.add_parser("dispatch", help="poll open PRs: dispatch authorized GPU sweeps, cancel stale ones")
-    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(p)
+    add_repository_options(p)
     p.add_argument("--ref", type=dispatch_branch, default=MAIN_REF, metavar="BRANCH",  # argparse types it too: main
                    help=f"branch whose {SWEEP_WORKFLOW} is dispatched, NAME or refs/heads/NAME; a tag or another "
                    f"ref is refused (default {MAIN_REF})")

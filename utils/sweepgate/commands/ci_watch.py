@@ -14,7 +14,7 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import NotGitHubJSON, json_object, owner_name
+from sweepgate.core.github import NotGitHubJSON, json_object, add_repository_options
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
@@ -114,10 +114,7 @@ def add_watch_parser(sub) -> None:
     p = sub.add_parser("watch", help="fail-fast: cancel this run at the first failed job")
     p.add_argument("--until", required=True, type=argtypes.not_empty, metavar="JOB", help="stop watching once the job of this name "
                    "exists (the collect job, which starts after every benchmark job ended)")
-    p.add_argument("--repository", type=owner_name, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(p)
+    add_repository_options(p)
     p.add_argument("--run-id", type=argtypes.digits, help="the run to watch (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", type=argtypes.digits, help="its attempt (default: $GITHUB_RUN_ATTEMPT)")
     p.add_argument("--interval", type=argtypes.number_above(0), default=60.0,

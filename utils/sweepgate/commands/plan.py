@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic
-from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
+from sweepgate.core import github
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, add_repository_options
 from sweepgate.core.plan import make_plan
 
-STEP_SUMMARY_LIMIT = 1_000_000    # bytes; GitHub caps a step summary at 1 MiB
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,10 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment", action="store_true",
                         help="create or update the plan comment on the PR (needs a token and --pr-number)")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="pull request to comment on")
-    parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(parser)
+    add_repository_options(parser)
     parser.add_argument("--db", default=None, metavar="URL", type=argtypes.not_empty,
                         help="results database: name the rows whose run identity it already measured (on a "
                              "push, the rows `ci reuse` will skip; on a PR, what main already has) and the "
@@ -90,7 +85,7 @@ def _print(plan: dict, args) -> None:
     if args.json:
         sys.stdout.write(json.dumps(plan) + "\n")
     elif args.markdown:
-        sys.stdout.write(report.plan_markdown(plan, limit=STEP_SUMMARY_LIMIT))
+        sys.stdout.write(report.plan_markdown(plan, limit=github.STEP_SUMMARY_LIMIT))
     else:
         report.print_plan(sys.stdout, plan)
 
@@ -144,18 +139,12 @@ def write_step_summary(path: str, plan: dict) -> None:
     """Append the markdown plan; the whole step summary stays within GitHub's limit."""
     from sweepgate.core import report
 
-    try:
-        existing = os.path.getsize(path)
-    except OSError:
-        existing = 0
-    room = STEP_SUMMARY_LIMIT - existing
+    room = github.step_summary_room(path)
     if room < 512:
-        print(f"sweepgate plan: {path} is full ({existing} bytes); not adding the plan", file=sys.stderr)
+        print(f"sweepgate plan: {path} is full ({github.STEP_SUMMARY_LIMIT - room} bytes); not adding the plan",
+              file=sys.stderr)
         return
-    from sweepgate.core.atomic import append_text
-
-    append_text(path, report.plan_markdown(plan, limit=room), what="the step summary",
-                hint="check --step-summary / $GITHUB_STEP_SUMMARY", rule=F.STEP_SUMMARY_RULE)
+    github.append_step_summary(path, report.plan_markdown(plan, limit=room))
 
 
 def post_comment(plan: dict, args) -> None:

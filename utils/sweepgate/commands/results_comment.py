@@ -11,7 +11,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, os_failure
-from sweepgate.core.github import owner_name
+from sweepgate.core.github import add_repository_options
 
 # How to mend a --body that is not the report (cannot be read, or holds something else)
 WRITTEN_BY_COMPARE = "pass the file `results compare --comment-file` wrote"
@@ -22,10 +22,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--body", required=True, metavar="PATH", type=argtypes.not_empty,
                         help="the report `sweepgate results compare --comment-file PATH` wrote")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, required=True, help="pull request to comment on")
-    parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(parser)
+    add_repository_options(parser)
 
 
 def run(args) -> int:

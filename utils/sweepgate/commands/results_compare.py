@@ -18,13 +18,12 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import SweepgateError, fail
-from sweepgate.core.github import STEP_SUMMARY_VARIABLE, owner_name
+from sweepgate.core.github import STEP_SUMMARY_VARIABLE, add_repository_options
 from sweepgate.core.report import count, progress
 
 PROGRESS_MIN_CHARTS = 3  # a sweep's charts take seconds each: a bar from a few on
 
 EXIT_REGRESSION = 3
-STEP_SUMMARY_LIMIT = 1_000_000   # bytes; GitHub's step summary limit is 1 MiB per step
 
 
 def add_arguments(parser) -> None:
@@ -81,10 +80,7 @@ def _add_reports(parser) -> None:
                              "allowed to comment to post with `results comment`")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None,
                         help="pull request to comment on (default: the run's; another than the run's is refused)")
-    parser.add_argument("--repository", type=owner_name, default=None, help="OWNER/NAME (default: $GITHUB_REPOSITORY)")
-    from sweepgate.core.github import add_api_url_option
-
-    add_api_url_option(parser)
+    add_repository_options(parser)
 
 
 def load_records(args) -> tuple[list[dict], list[dict]]:
@@ -530,18 +526,13 @@ def _append_summary(path: str, comparison, args, charts: list[str]) -> None:
     """Append the report to the step summary, cut to the room left there; ``args.summary_whole`` then says
     whether it was whole, for the comment to point at it (``more_rows``), when it is the run's own
     ($GITHUB_STEP_SUMMARY; None for another file)."""
-    from sweepgate.core.atomic import append_text
-    from sweepgate.core.fields import STEP_SUMMARY_RULE
+    from sweepgate.core import github
     from sweepgate.results import render
 
-    try:
-        room = STEP_SUMMARY_LIMIT - (os.path.getsize(path) if os.path.exists(path) else 0)
-    except OSError:
-        room = STEP_SUMMARY_LIMIT
+    room = github.step_summary_room(path)
     body, whole = render.fitted_markdown(comparison, args.baseline_ref, args.window, charts, limit=room,
                                          charts_folder=charts_folder_for(args.plots, path), more=more_rows(args.run))
-    append_text(path, body + "\n", what="the step summary", hint="check --step-summary / $GITHUB_STEP_SUMMARY",
-                rule=STEP_SUMMARY_RULE)
+    github.append_step_summary(path, body + "\n")
     args.summary_whole = whole if _is_the_run_s_summary(path) else None
 
 

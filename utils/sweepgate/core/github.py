@@ -86,6 +86,27 @@ def step_summary_path() -> str | None:
     return path or None
 
 
+STEP_SUMMARY_LIMIT = 1_000_000  # bytes; GitHub caps a step's summary at 1 MiB
+STEP_SUMMARY_HINT = f"check --step-summary / ${STEP_SUMMARY_VARIABLE}"
+
+
+def step_summary_room(path: str) -> int:
+    """The bytes a step summary at ``path`` has left under STEP_SUMMARY_LIMIT (all of them when there is no
+    such file or its size cannot be read)."""
+    try:
+        return STEP_SUMMARY_LIMIT - os.path.getsize(path)
+    except OSError:
+        return STEP_SUMMARY_LIMIT
+
+
+def append_step_summary(path: str, text: str) -> None:
+    """Append ``text`` to the step summary at ``path`` (a refusal names STEP_SUMMARY_HINT)."""
+    from sweepgate.core.atomic import append_text
+    from sweepgate.core.fields import STEP_SUMMARY_RULE
+
+    append_text(path, text, what="the step summary", hint=STEP_SUMMARY_HINT, rule=STEP_SUMMARY_RULE)
+
+
 def repository_url() -> str | None:
     """The repository's web address (SERVER_URL_VARIABLE/REPOSITORY_VARIABLE, as a job has them), so a
     report links the commit and the workflow run it names; None when either is unset or malformed."""
@@ -282,6 +303,13 @@ def _maybe_made(exc) -> str | None:
             isinstance(e, urllib3.exceptions.NewConnectionError) for e in _errors_in(exc)):
         return "GitHub API closed the connection without answering"
     return None
+
+
+def add_repository_options(parser) -> None:
+    """The options of a command that asks GitHub's API: ``--repository`` (OWNER/NAME, default
+    $GITHUB_REPOSITORY) and ``add_api_url_option``'s REST API base."""
+    parser.add_argument("--repository", type=owner_name, help=f"OWNER/NAME (default: ${REPOSITORY_VARIABLE})")
+    add_api_url_option(parser)
 
 
 def add_api_url_option(parser) -> None:
@@ -603,12 +631,15 @@ def _workflow_file(path, repository: str, workflow: str) -> bool:
     return where == own or (where.endswith(f"/{own}") and where[:-len(own) - 1].casefold() == repository.casefold())
 
 
+# GitHub's words for how a run or job ended (its `conclusion`; a needed job's `needs.<job>.result`), those read here.
+SUCCESS, FAILURE, CANCELLED, SKIPPED, TIMED_OUT = "success", "failure", "cancelled", "skipped", "timed_out"
 # The conclusions of a completed run whose results artifact holds a baseline (GitHub's documented run conclusions:
 # success, failure, neutral, cancelled, skipped, timed_out, action_required, stale, startup_failure): a run with a
 # failed benchmark job still ingests and uploads its results (its failed jobs' records are left out, as the store
 # leaves them out); a cancelled, skipped or timed-out run's are not read.
-BASELINE_CONCLUSIONS = ("success", "failure")
-LISTED_STATUS = "completed"  # the `status` filter asked of the API: GitHub lists completed runs of every conclusion
+BASELINE_CONCLUSIONS = (SUCCESS, FAILURE)
+COMPLETED = "completed"  # the `status` of a run or job that ended (queued, in_progress and waiting have not)
+LISTED_STATUS = COMPLETED  # the `status` filter asked of the API: GitHub lists completed runs of every conclusion
 
 
 def counted_runs(runs: str) -> str:
@@ -639,7 +670,7 @@ def run_mismatch(run, repository: str, workflow: str, *, event: str, branch: str
               ("event", run.event, lambda v: v == event),
               ("head_branch", run.head_branch, lambda v: v == branch)]
     if succeeded:
-        fields += [("status", run.status, lambda v: v == "completed"),
+        fields += [("status", run.status, lambda v: v == LISTED_STATUS),
                    ("conclusion", run.conclusion, lambda v: v in BASELINE_CONCLUSIONS)]
     return ", ".join(f"{field} {'none' if value is None else value}" for field, value, ok in fields if not ok(value))
 

@@ -157,6 +157,9 @@ def object_places(text: str, data) -> dict[int, tuple[int, int]]:
 
 
 # Digits of an integer read as such; the largest float, about 1.8e308, has 309.
+# What a document nested deeper than Python's JSON reader goes (a RecursionError) is, as every refusal of one says.
+NESTED_TOO_DEEPLY = "nested too deeply (about 1,000 levels)"
+
 INT_DIGITS = 300
 
 

@@ -80,7 +80,7 @@ def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
     except UnicodeDecodeError as exc:
         raise fail(shown, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint) from None
     except RecursionError:
-        raise fail(shown, 0, "nested too deeply (about 1,000 levels)", hint) from None
+        raise fail(shown, 0, jsontext.NESTED_TOO_DEEPLY, hint) from None
     except OSError as exc:
         raise os_failure(shown, "cannot read it", exc, hint) from None
 

@@ -96,8 +96,7 @@ def _read_row_file(path: Path) -> tuple[str, object]:
         raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
                    "write one row object or a list of rows", col=exc.colno) from None
     except RecursionError:
-        raise fail(str(path), 0, "nested too deeply (arrays or objects about 1,000 levels deep)",
-                   "write one row object or a list of rows") from None
+        raise fail(str(path), 0, jsontext.NESTED_TOO_DEEPLY, "write one row object or a list of rows") from None
 
 
 class PlacedRow(dict):
@@ -1610,7 +1609,7 @@ def result_problem(result_file: Path) -> str | None:
     except UnicodeDecodeError as exc:
         return f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON; {WRITE_THE_RESULT}"
     except RecursionError:
-        return f"result file is nested too deeply (about 1,000 levels) to be a client's JSON; {WRITE_THE_RESULT}"
+        return f"result file is {jsontext.NESTED_TOO_DEEPLY} to be a client's JSON; {WRITE_THE_RESULT}"
     except OSError as exc:
         return f"cannot read the result file: {os_reason(exc)}; {WRITE_THE_RESULT}"
     return None

@@ -66,7 +66,7 @@ GOES_ON = (SEVERAL_HINT, TRAILING_HINT)
 def too_deep(path: str, line: int = 0, hint: str = CLIENT_HINT):
     """The refusal of a document nested deeper than Python's JSON reader goes (about 1,000 levels):
     whole, so not a client that died writing it, and no client's output either."""
-    return fail(path, line, "nested too deeply (arrays or objects about 1,000 levels deep)", hint)
+    return fail(path, line, jsontext.NESTED_TOO_DEEPLY, hint)
 
 
 UNZIP = "unzip FILE -d DIR"

@@ -10,6 +10,7 @@ import json
 import os
 
 from sweepgate.core import fields
+from sweepgate.core import github
 from sweepgate.core import jobfile
 from sweepgate.core.errors import fail, is_a_folder, json_message, link_trouble, os_failure
 from sweepgate.core import jsontext
@@ -305,7 +306,7 @@ def load_json(path: str, what: str):
         raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
                    col=exc.colno) from None
     except RecursionError:
-        raise fail(path, 0, f"{what} is nested too deeply (about 1,000 levels)", "check the file") from None
+        raise fail(path, 0, f"{what} is {jsontext.NESTED_TOO_DEEPLY}", "check the file") from None
 
 
 def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
@@ -317,7 +318,7 @@ def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
             raise fail("ROW", exc.lineno, f"row is not valid JSON: {json_message(exc)}",
                        "pass toJSON(matrix.row)") from None
         except RecursionError:
-            raise fail("ROW", 0, "row is nested too deeply (about 1,000 levels)", "pass toJSON(matrix.row)") from None
+            raise fail("ROW", 0, f"row is {jsontext.NESTED_TOO_DEEPLY}", "pass toJSON(matrix.row)") from None
     if row_id:
         if not matrix_file:
             raise fail("ROW_ID", 0, f"row id '{row_id}' given without a matrix",
@@ -337,13 +338,17 @@ def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
     return rows[kind][int(index)]
 
 
+# The results of a needed job (`needs.<job>.result`) that leave a run successful.
+FINE_RESULTS = (github.SUCCESS, github.SKIPPED)
+
+
 def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     """Markdown summary of the run; ok is False when any needed job failed or was cancelled (the summary
     then says which, in a line of its own)."""
     counts: dict[str, int] = {}
     for result in results:
         counts[result] = counts.get(result, 0) + 1
-    ok = set(counts) <= {"success", "skipped"}
+    ok = set(counts) <= set(FINE_RESULTS)
     lines = ["## Sweep results", ""]
     if counts:
         lines += ["| job result | count |", "| --- | --- |"]
@@ -352,9 +357,9 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
         lines.append(f"No job results to count: RESULTS is unset or `[]` ({fields.SWEEP_WORKFLOW} sets it to "
                      "`toJSON(needs.*.result)`, one result a job).")
     if not ok:  # said here, not by the exit status: the steps after collect's summary still run on the rest
-        said = {"failure": "failed", "cancelled": "cancelled"}
+        said = {github.FAILURE: "failed", github.CANCELLED: "cancelled"}
         bad = [f"{count(n, 'job')} {said.get(result, result)}" for result, n in sorted(counts.items())
-               if result not in ("success", "skipped")]
+               if result not in FINE_RESULTS]
         lines += ["", f"**{', '.join(bad)}**: the other jobs' results are still ingested and compared; "
                       "those jobs mark the run as not successful."]
     sidecars = [name for name in result_files if name.endswith(jobfile.SUFFIX)]

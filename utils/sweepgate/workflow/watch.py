@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sweepgate.core import github
 from sweepgate.core.report import count
 
 CANCEL, DONE, WAIT = "cancel", "done", "wait"
 # A job that ended so: the sweep's remaining GPU-hours are wasted on a broken change.
-FAILED_CONCLUSIONS = ("failure", "timed_out")
+FAILED_CONCLUSIONS = (github.FAILURE, github.TIMED_OUT)
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,10 @@ def judge(jobs: list[dict], until: str) -> Verdict:
     and would stop the results from being collected; otherwise wait."""
     if any(j.get("name") == until for j in jobs):
         return Verdict(DONE, f"'{until}' started: every benchmark job has ended")
-    failed = [j for j in jobs if j.get("status") == "completed" and j.get("conclusion") in FAILED_CONCLUSIONS]
+    failed = [j for j in jobs if j.get("status") == github.COMPLETED and j.get("conclusion") in FAILED_CONCLUSIONS]
     if failed:
         first = failed[0]
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         return Verdict(CANCEL, f"job '{first.get('name')}' ended with {first.get('conclusion')}{more}")
-    running = sum(1 for j in jobs if j.get("status") != "completed")
+    running = sum(1 for j in jobs if j.get("status") != github.COMPLETED)
     return Verdict(WAIT, f"{count(len(jobs), 'job')}, {running} not yet completed, none failed")
