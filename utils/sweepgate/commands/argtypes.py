@@ -113,6 +113,15 @@ def environment_default(args, dest: str, variable: str) -> str | None:
     return f"${variable}"
 
 
+def flag_or_variable(args, flag: str, value: str | None, variable: str, fix: str) -> str:
+    """A flag a GitHub Actions job's environment fills in: ``value`` (the flag's), else $``variable``; neither is
+    a missing argument, said as argparse says one (``combination_error``, exit 2)."""
+    given = value or os.environ.get(variable) or ""
+    if not given:
+        combination_error(args, flag, f"required outside GitHub Actions (${variable} is not set)", fix)
+    return given
+
+
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""

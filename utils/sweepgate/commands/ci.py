@@ -93,13 +93,9 @@ def _check_event(event: dict, path: str) -> None:
 
 
 def _run_decide(args) -> int:
-    event_path = args.event_path or os.environ.get("GITHUB_EVENT_PATH")
-    event_name = args.event_name or os.environ.get("GITHUB_EVENT_NAME")
-    for flag, variable, given in (("--event-path", "GITHUB_EVENT_PATH", event_path),
-                                  ("--event-name", "GITHUB_EVENT_NAME", event_name)):
-        if not given:  # a missing argument (its variable unset), as argparse says one: exit 2
-            argtypes.combination_error(args, flag, f"required outside GitHub Actions (${variable} is not set)",
-                                       "pass --event-path FILE and --event-name NAME (the webhook's payload and name)")
+    fix = "pass --event-path FILE and --event-name NAME (the webhook's payload and name)"
+    event_path = argtypes.flag_or_variable(args, "--event-path", args.event_path, "GITHUB_EVENT_PATH", fix)
+    event_name = argtypes.flag_or_variable(args, "--event-name", args.event_name, "GITHUB_EVENT_NAME", fix)
     from sweepgate.core.github import step_summary_path
 
     summary = step_summary_path()  # refused ('-') before any output is written
@@ -277,11 +273,10 @@ def _current_run(args) -> str:
     """The run reused results are recorded against: --run-id, else $GITHUB_RUN_ID (empty: unset).
     Neither is a missing argument, said before anything is read (it was found only once the store
     held something to reuse, exit 1)."""
-    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID") or ""
-    if not run_id:
-        argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",
-                                   "pass --run-id ID, the run the reused results are recorded against")
-    return run_id
+    from sweepgate.core.github import RUN_ID_VARIABLE
+
+    return argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE,
+                                     "pass --run-id ID, the run the reused results are recorded against")
 
 
 def _run_reuse(args) -> int:

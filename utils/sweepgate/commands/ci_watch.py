@@ -89,13 +89,11 @@ def _summary(text: str) -> None:
 
 
 def run_watch(args) -> int:
-    from sweepgate.core.github import api_error, connect, credentials, step_summary_path
+    from sweepgate.core.github import RUN_ID_VARIABLE, api_error, connect, credentials, step_summary_path
 
     step_summary_path()  # a '-' is refused now, not at the first line the watch would append
-    run_id = args.run_id or os.environ.get("GITHUB_RUN_ID", "")
-    if not run_id:  # a missing argument (its variable unset), as argparse says one: exit 2
-        argtypes.combination_error(args, "--run-id", "required outside GitHub Actions ($GITHUB_RUN_ID is not set)",
-                                   "pass --run-id ID, the run to watch")
+    run_id = argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE,
+                                       "pass --run-id ID, the run to watch")
     attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
     if not (run_id + attempt).isascii() or not run_id.isdigit() or not attempt.isdigit():  # `²` is isdigit()
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",

@@ -101,6 +101,11 @@ def outputs_short(tokens, asked) -> bool:
             and tokens < SHORT_OUTPUTS * asked)
 
 
+def edited_or_unsupported(what: str = "output") -> str:
+    """The hint of a value no client version read here writes so: the file (``what``: output, export) was edited."""
+    return f"the {what} was edited or comes from an unsupported client version"
+
+
 NOT_A_MEASUREMENT = "the client wrote NaN or Infinity for a metric; the run is broken, rerun it"
 NEGATIVE = "a latency, count or throughput cannot be negative; the output is corrupt, rerun it"
 
@@ -114,7 +119,7 @@ def number(doc: dict, key: str, path: str, line: int, *, where: str | None = Non
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{said_key(where or key)}: expected a number, got {value!r}",
-                   "the output was edited or comes from an unsupported client version")
+                   edited_or_unsupported())
     return measured(value, where or key, path, line, least)
 
 

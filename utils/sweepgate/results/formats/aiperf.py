@@ -16,8 +16,8 @@ from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
-from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, further_stat, measured,
-                                              run_window)
+from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, edited_or_unsupported,
+                                              further_stat, measured, run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -136,7 +136,7 @@ def metrics_from(doc: dict, path: str, line: int, notes: list | None = None, key
     for key in (*LATENCIES, *SCALARS, "benchmark_duration"):
         if doc.get(key) is not None and not isinstance(doc[key], dict):
             raise fail(path, line, f"{key}: expected a metric object ({{unit, avg, ...}}), got {doc[key]!r}",
-                       "the export was edited or comes from an unsupported client version")
+                       edited_or_unsupported("export"))
     for key, latency in LATENCIES.items():
         obj = doc.get(key)
         if not isinstance(obj, dict):
@@ -157,7 +157,7 @@ def metrics_from(doc: dict, path: str, line: int, notes: list | None = None, key
     duration = doc.get("benchmark_duration")
     if isinstance(duration, dict) and not is_time_unit(duration.get("unit")):
         raise fail(path, line, f"benchmark_duration.unit: {duration.get('unit')!r} is not a time unit",
-                   "expected ns, us, ms or sec; the export was edited or comes from an unsupported client version")
+                   f"expected ns, us, ms or sec; {edited_or_unsupported('export')}")
     if isinstance(duration, dict):
         value = to_ms(_stat(duration, "avg", "benchmark_duration", path, line), duration["unit"])
         metrics[R.DURATION_S], keys[R.DURATION_S] = value / 1000 if value is not None else None, \

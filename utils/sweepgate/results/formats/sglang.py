@@ -13,7 +13,7 @@ from __future__ import annotations
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats import vllm
-from sweepgate.results.measurement import Measurement, number, outputs_short, random_lengths
+from sweepgate.results.measurement import Measurement, edited_or_unsupported, number, outputs_short, random_lengths
 from sweepgate.results.normalize import hub_id
 
 NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
@@ -120,7 +120,7 @@ def _lengths(doc: dict, path: str, line: int) -> tuple[int | None, int | None]:
         value = doc.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise fail(path, line, f"{key}: expected a whole number of tokens (1 or more), got {value!r}",
-                       "the output was edited or comes from an unsupported client version")
+                       edited_or_unsupported())
         lengths.append(value)
     return lengths[0], lengths[1]
 

@@ -22,7 +22,8 @@ from sweepgate.core.report import count
 from sweepgate.results import plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
-from sweepgate.results.measurement import Measurement, clock_zoned, further_stat, number, run_window, unix_time
+from sweepgate.results.measurement import (Measurement, clock_zoned, edited_or_unsupported, further_stat, number,
+                                           run_window, unix_time)
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -237,7 +238,7 @@ def _check_seconds(v, where: str, path: str, line: int) -> None:
     """A per-request time is a finite number of seconds >= 0, else the file is refused."""
     if _not_seconds(v):
         raise fail(path, line, f"{where}: expected seconds (a number >= 0), got {v!r}",
-                   "the output was edited or comes from an unsupported client version")
+                   edited_or_unsupported())
 
 
 def _first_not_seconds(values: list) -> int | None:
@@ -314,7 +315,7 @@ def concurrency(value, path: str, line: int):
     """A run's concurrency as the output states it: a whole number, or null (a rate-driven run)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise fail(path, line, f"max_concurrency: expected an integer or null, got {value!r}",
-                   "the output was edited or comes from an unsupported client version")
+                   edited_or_unsupported())
     return value
 
 
@@ -365,7 +366,7 @@ def _more_than_sent(doc: dict, path: str, line: int) -> None:
         return
     if all(isinstance(v, int) and not isinstance(v, bool) for v in (prompts, completed)) and completed > prompts:
         raise fail(path, line, f"completed: {count(completed, 'request')} completed of the {prompts} sent (num_prompts)",
-                   "the output was edited or comes from an unsupported client version")
+                   edited_or_unsupported())
 
 
 def _refuse_ramp_up(doc: dict, path: str, line: int) -> None:
