@@ -561,11 +561,17 @@ def finalize(row: dict) -> dict:
 
 
 def bucket_of(row: dict) -> tuple[str, str]:
-    node = "multi_node" if is_multinode_row(row) else "single_node"
+    node = F.MULTI_NODE if is_multinode_row(row) else F.SINGLE_NODE
     scenario = "agentic" if is_agentic_row(row) else seq_len_name(row[F.ISL], row[F.OSL])
     return node, scenario
 
 
 def eval_bucket_of(row: dict) -> str:
-    return ("multinode_" if is_multinode_row(row) else "") + (
-        "agentic_evals" if is_agentic_row(row) else "evals")
+    if is_multinode_row(row):
+        return F.MULTINODE_AGENTIC_EVALS if is_agentic_row(row) else F.MULTINODE_EVALS
+    return F.AGENTIC_EVALS if is_agentic_row(row) else F.EVALS
+
+
+def empty_buckets() -> dict:
+    """A matrix's buckets, none holding a row yet, in the matrix's order (F.BUCKET_KEYS)."""
+    return {**{key: {} for key in F.NODE_BUCKETS}, **{key: [] for key in F.EVAL_BUCKETS}}

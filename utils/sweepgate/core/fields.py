@@ -90,6 +90,17 @@ EVAL_ONLY = "eval-only"
 EVAL_CONC = "eval-conc"
 EVAL_ALL_CONCS = "eval-all-concs"
 
+# --- the matrix's top level: benchmark rows by node type (objects of buckets), eval rows by kind (lists) --------
+SINGLE_NODE, MULTI_NODE = "single_node", "multi_node"
+EVALS, AGENTIC_EVALS = "evals", "agentic_evals"
+MULTINODE_EVALS, MULTINODE_AGENTIC_EVALS = "multinode_evals", "multinode_agentic_evals"
+NODE_BUCKETS = (SINGLE_NODE, MULTI_NODE)
+EVAL_BUCKETS = (EVALS, AGENTIC_EVALS, MULTINODE_EVALS, MULTINODE_AGENTIC_EVALS)
+BUCKET_KEYS = NODE_BUCKETS + EVAL_BUCKETS
+CHANGELOG_METADATA = "changelog_metadata"  # what the matrix was built from: {base_ref, head_ref, entries}
+BASE_REF, HEAD_REF, ENTRIES = "base_ref", "head_ref", "entries"
+MATRIX_KEYS = BUCKET_KEYS + (CHANGELOG_METADATA,)
+
 # --- changelog entries ------------------------------------------------------------
 CONFIG_KEYS = "config-keys"
 DESCRIPTION = "description"
@@ -162,6 +173,8 @@ BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
 # repository keeps this name (README "The workflows in another repository").
 SWEEP_WORKFLOW = "run-sweep.yml"
 WORKFLOWS_FOLDER = ".github/workflows"  # where GitHub reads a repository's workflow files from
+# The reusable workflows a sweep's jobs run in (the matrix's single-node and multi-node rows), beside it.
+BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE = "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.
 MATRIX_ENTRY_POINT = "utils/process_changelog.py"

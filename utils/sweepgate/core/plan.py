@@ -21,6 +21,7 @@ import re
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.expand import empty_buckets
 from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_copy, library_lines,
                                     load_recipes, missing_library, read_reached, scenarios_of, sourced_helpers)
 
@@ -30,7 +31,6 @@ ESTIMATES_RULE = "estimates"  # the title of an estimates file that is not one
 BUILT_IN_ESTIMATES = "built-in defaults"  # the estimates' source where the repository has no ESTIMATES_FILE
 
 
-EVAL_BUCKETS = ("evals", "agentic_evals", "multinode_evals", "multinode_agentic_evals")
 MAX_MINUTES_PER_JOB = 7200        # GitHub: a self-hosted runner's job stops after 5 days
 RULE_RERUN = "rerun-unchanged"
 RULE_UNLISTED = "unlisted-change"
@@ -46,7 +46,7 @@ def _selection(git, base_sha: str, head_sha: str, opts, matrix: dict, configs: d
     from sweepgate.core.load import YamlDoc
     from sweepgate.core.select import appended_lines, parse_appended, resolve_keys
 
-    entries = (matrix.get("changelog_metadata") or {}).get("entries") or []
+    entries = (matrix.get(F.CHANGELOG_METADATA) or {}).get(F.ENTRIES) or []
     if not entries:
         return {}
     try:
@@ -593,7 +593,7 @@ def row_cost(bucket: str, row: dict, minutes: dict[str, float], runners: dict | 
     from sweepgate.core.expand import is_agentic_row
 
     gpus = job_gpus(row, runners)
-    is_eval = bucket in EVAL_BUCKETS
+    is_eval = bucket in F.EVAL_BUCKETS
     if is_agentic_row(row) and not is_eval:
         duration = row.get(F.DURATION, F.DEFAULT_AGENTIC_DURATION_S)
         return float(duration) * gpus / 3600.0, False
@@ -613,7 +613,7 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
         low = counts_workers_only(row, runners)
         runner = str(row.get(F.RUNNER, "?"))
         for agg in (total, by_runner.setdefault(runner, blank()), by_bucket.setdefault(bucket, blank())):
-            if bucket in EVAL_BUCKETS:
+            if bucket in F.EVAL_BUCKETS:
                 agg["eval_jobs"] += 1
                 agg["eval_gpu_hours"] += hours
                 agg["eval_lower_bound"] |= low
@@ -631,9 +631,7 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
 
 
 def empty_matrix(base: str, head: str) -> dict:
-    return {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [], "multinode_evals": [],
-            "multinode_agentic_evals": [],
-            "changelog_metadata": {"base_ref": base, "head_ref": head, "entries": []}}
+    return {**empty_buckets(), F.CHANGELOG_METADATA: {F.BASE_REF: base, F.HEAD_REF: head, F.ENTRIES: []}}
 
 
 def matrix_or_empty(git, base: str, head: str, opts) -> dict:

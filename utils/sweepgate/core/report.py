@@ -462,7 +462,7 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
         out.append(marker + "\n")
     out.append(f"## sweepgate plan: {_plan_headline(plan)}\n\n")
     out.append(f"`{plan['base_ref']}` → `{plan['head_ref']}`")
-    entries = ((plan.get("matrix") or {}).get("changelog_metadata") or {}).get("entries") or []
+    entries = ((plan.get("matrix") or {}).get(F.CHANGELOG_METADATA) or {}).get(F.ENTRIES) or []
     out.append(f" · {len(entries)} appended changelog entr{'y' if len(entries) == 1 else 'ies'}\n\n")
 
     out += _markdown_runners(plan, entries) + _markdown_findings(plan) + _markdown_recipes(plan)

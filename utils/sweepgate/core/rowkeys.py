@@ -23,8 +23,8 @@ def recipe_of(row: dict) -> tuple:
 
 def entry_patterns(matrix: dict) -> list[str]:
     """The config keys and wildcards the matrix's changelog entries name, in order."""
-    meta = matrix.get("changelog_metadata") or {}
-    entries = meta.get("entries") if isinstance(meta, dict) else None
+    meta = matrix.get(F.CHANGELOG_METADATA) or {}
+    entries = meta.get(F.ENTRIES) if isinstance(meta, dict) else None
     patterns = [p for e in entries or [] if isinstance(e, dict) for p in e.get(F.CONFIG_KEYS) or []]
     return list(dict.fromkeys(str(p) for p in patterns))
 
@@ -56,8 +56,8 @@ def matrix_row_keys(root: str, matrix: dict, rows: list[dict]) -> list[str | Non
     from sweepgate.core.load import Git
     from sweepgate.core.select import Options, checked_revision
 
-    meta = matrix.get("changelog_metadata") or {}
-    head = str(meta.get("head_ref") or "HEAD")
+    meta = matrix.get(F.CHANGELOG_METADATA) or {}
+    head = str(meta.get(F.HEAD_REF) or "HEAD")
     git = Git(root)
     try:
         rev = checked_revision(git, head, Options())

@@ -19,6 +19,7 @@ from sweepgate.core.expand import (
     Filters,
     bucket_of,
     curve_key,
+    empty_buckets,
     eval_bucket_of,
     eval_rows,
     expand_keys,
@@ -31,8 +32,6 @@ from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_str
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NO_ENTRIES_RULE = "no-entries"  # the title of a change that appends no changelog entry
-BUCKET_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
-               "multinode_agentic_evals")
 
 
 # --------------------------------------------------------------------------- the appended text
@@ -393,10 +392,10 @@ def plan_entries(git: Git, base: str, head: str, doc: YamlDoc, entries: list[dic
     base_rev = _append_only_base(git, base, doc, resolved, rev, opts) if any_append else None
     bench, evals = _expand_entries(resolved, opts, rev, base_rev, _first_append_only(doc))
     matrix = _bucketed(trim_conc(bench) if opts.trim_conc else bench, evals)
-    matrix["changelog_metadata"] = {
-        "base_ref": base_label or base,
-        "head_ref": head_label or head,
-        "entries": [normalized_entry(e) for e in entries],
+    matrix[F.CHANGELOG_METADATA] = {
+        F.BASE_REF: base_label or base,
+        F.HEAD_REF: head_label or head,
+        F.ENTRIES: [normalized_entry(e) for e in entries],
     }
     return matrix
 
@@ -507,8 +506,7 @@ def _expand_at(rev: Revision, keys: list[str], flt: Filters) -> list[dict]:
 
 def _bucketed(bench: list[dict], evals: list[dict]) -> dict:
     """The matrix's buckets: benchmark rows fingerprinted and filed by node type, evals by kind."""
-    matrix: dict = {"single_node": {}, "multi_node": {}, "evals": [], "agentic_evals": [],
-                    "multinode_evals": [], "multinode_agentic_evals": []}
+    matrix = empty_buckets()
     for row in bench:
         row[F.RECIPE_FINGERPRINT] = fingerprint(row)
         node, bucket = bucket_of(row)
@@ -520,7 +518,7 @@ def _bucketed(bench: list[dict], evals: list[dict]) -> dict:
 
 def iter_rows(matrix: dict):
     """(bucket, row) for every row of a matrix."""
-    for name in BUCKET_KEYS:
+    for name in F.BUCKET_KEYS:
         value = matrix.get(name) or {}
         if isinstance(value, dict):
             for bucket, rows in value.items():

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from sweepgate.core import fields as F
 from sweepgate.core.identity import blind_lines, identities_and_blind, read_git
 from sweepgate.core.plan import ESTIMATES_FILE, counts_workers_only, load_estimates, row_cost
-from sweepgate.core.select import BUCKET_KEYS, iter_rows
+from sweepgate.core.fields import BUCKET_KEYS
+from sweepgate.core.select import iter_rows
 from sweepgate.results import record as R
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sweepgate.core.fields import WORKFLOWS_FOLDER
+from sweepgate.core.fields import BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE, WORKFLOWS_FOLDER
 from sweepgate.workflow.dispatch import GPU_WORKFLOW
 
 HIGH, MEDIUM = "high", "medium"
@@ -17,7 +17,7 @@ MAIN = "main"
 MAIN_REF = f"refs/heads/{MAIN}"  # how a runner group names the GPU workflows' ref: the branch, never a tag
 # Jobs on self-hosted runners are defined in these files; GitHub matches a runner group's
 # selected workflows against the file that defines the job (the template, for a reusable call).
-GPU_WORKFLOWS = (GPU_WORKFLOW, "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml")
+GPU_WORKFLOWS = (GPU_WORKFLOW, BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE)
 # The check the PR side's gate job reports (pr-sweep.yml, job `gate`, its `name:`).
 GATE_CHECK = "validate perf-changelog.yaml"
 FORK_POLICY = "all_external_contributors"

@@ -31,18 +31,16 @@ MAX_JOB_OUTPUT_BYTES = GITHUB_JOB_OUTPUT_LIMIT * (100 - JOB_OUTPUT_MARGIN_PERCEN
 # fan-out kind -> (matrix keys, chunk jobs in run-sweep.yml, reusable workflow).
 # tests/test_fanout.py checks run-sweep.yml has exactly these jobs.
 FANOUT = {
-    "fixed": (("single_node",), 4, "benchmark-tmpl.yml"),
-    "agentic": (("single_node",), 2, "benchmark-tmpl.yml"),
-    "evals": (("evals", "agentic_evals"), 2, "benchmark-tmpl.yml"),
-    "multinode": (("multi_node",), 2, "benchmark-multinode-tmpl.yml"),
-    "multinode_evals": (("multinode_evals", "multinode_agentic_evals"), 1, "benchmark-multinode-tmpl.yml"),
+    "fixed": ((fields.SINGLE_NODE,), 4, fields.BENCHMARK_TEMPLATE),
+    "agentic": ((fields.SINGLE_NODE,), 2, fields.BENCHMARK_TEMPLATE),
+    "evals": ((fields.EVALS, fields.AGENTIC_EVALS), 2, fields.BENCHMARK_TEMPLATE),
+    "multinode": ((fields.MULTI_NODE,), 2, fields.MULTINODE_TEMPLATE),
+    "multinode_evals": ((fields.MULTINODE_EVALS, fields.MULTINODE_AGENTIC_EVALS), 1, fields.MULTINODE_TEMPLATE),
 }
 # The fix of every matrix file that is not one, or holds a row no job can run (`ci split`, `ci reuse`,
 # `ci row-env --matrix`). It names sweepgate's command alone: in an InferenceX checkout
 # utils/process_changelog.py is that repository's own script, not sweepgate's.
 MATRIX_FIX = "pass the JSON `sweepgate matrix` printed"
-MATRIX_KEYS = ("single_node", "multi_node", "evals", "agentic_evals", "multinode_evals",
-               "multinode_agentic_evals", "changelog_metadata")
 
 
 def chunk_output_name(kind: str, index: int) -> str:
@@ -83,17 +81,17 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
             raise fail(source, 1, f"not a matrix but a list of {count(len(matrix), 'row')} (as `full-sweep` and "
                        "`test-config` print them): a matrix is a JSON object of buckets", MATRIX_FIX)
         raise fail(source, 1, "matrix is not a JSON object", MATRIX_FIX)
-    unknown = sorted(set(matrix) - set(MATRIX_KEYS))
+    unknown = sorted(set(matrix) - set(fields.MATRIX_KEYS))
     if unknown and len(unknown) == len(matrix):  # no key of a matrix at all: another file was passed
         what = ("one matrix row" if fields.EXP_NAME in matrix else
                 f"an object of {', '.join(unknown[:6])}{', …' if len(unknown) > 6 else ''}")
-        raise fail(source, 1, f"not a matrix but {what}: a matrix's keys are {', '.join(MATRIX_KEYS)}",
+        raise fail(source, 1, f"not a matrix but {what}: a matrix's keys are {', '.join(fields.MATRIX_KEYS)}",
                    MATRIX_FIX)
     if unknown:
         raise fail(source, 1, f"unknown matrix key(s) {', '.join(unknown)}",
                    "teach sweepgate.workflow.fanout.FANOUT where their rows run")
     kinds: dict[str, list[dict]] = {kind: [] for kind in FANOUT}
-    for key in ("single_node", "multi_node"):
+    for key in fields.NODE_BUCKETS:
         buckets = matrix.get(key)
         buckets = {} if buckets is None else buckets
         if not isinstance(buckets, dict):
@@ -105,7 +103,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
                 if not isinstance(row, dict):
                     raise fail(source, 1, f"'{key}.{bucket}' holds a {type(row).__name__}, not a row",
                                "every row is a JSON object")
-                if key == "multi_node":
+                if key == fields.MULTI_NODE:
                     kinds["multinode"].append(row)
                 elif row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
                     kinds["agentic"].append(row)
@@ -113,7 +111,7 @@ def rows_by_kind(matrix: dict, source: str = "matrix") -> dict[str, list[dict]]:
                     kinds["fixed"].append(row)
     for kind, (keys, _, _) in FANOUT.items():
         for key in keys:
-            if key in ("single_node", "multi_node"):
+            if key in fields.NODE_BUCKETS:
                 continue
             rows = matrix.get(key)
             rows = [] if rows is None else rows
@@ -182,7 +180,7 @@ def display_names(kinds: dict[str, list[dict]]) -> dict[tuple[str, int], str]:
 
 
 # Canary stage: one job per template; the rest of the sweep waits for both.
-CANARY_OUTPUTS = {"canary": "benchmark-tmpl.yml", "canary_multinode": "benchmark-multinode-tmpl.yml"}
+CANARY_OUTPUTS = {"canary": fields.BENCHMARK_TEMPLATE, "canary_multinode": fields.MULTINODE_TEMPLATE}
 MULTINODE_KINDS = ("multinode", "multinode_evals")
 
 
