@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, is_a_folder, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.fields import RUNNER_NAME_ENV, short_sha
+from sweepgate.core.fields import RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER_NAME_ENV, short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -197,7 +197,7 @@ def _run_row_env(args) -> int:
     row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
     runner = args.runner_name or os.environ.get(RUNNER_NAME_ENV, "")
     named_at = "--runner-name" if args.runner_name else RUNNER_NAME_ENV  # where a runner outside the pool is said
-    result_dir = args.result_dir or os.environ.get("RESULT_DIR") or "results"
+    result_dir = args.result_dir or os.environ.get(RESULT_DIR_ENV) or "results"
     from sweepgate.core.check import checked_runners, checked_runners_doc
     from sweepgate.core.worktop import enclosing_top
 
@@ -215,7 +215,7 @@ def _run_row_env(args) -> int:
 
         env[RUN_IDENTITY_ENV] = job_identity(row, args.tools, job_runners(runners, main_runners)) or NO_RUN_IDENTITY
     _write_kv(args.output, "GITHUB_ENV", env)
-    print(f"sweepgate ci row-env: {len(env)} variables for {env['RESULT_FILENAME']}", file=sys.stderr)
+    print(f"sweepgate ci row-env: {len(env)} variables for {env[RESULT_FILENAME_ENV]}", file=sys.stderr)
     return 0
 
 

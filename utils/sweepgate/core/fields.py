@@ -343,11 +343,11 @@ def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[st
     env[KV_OFFLOAD_BACKEND_VERSION_ENV] = str(backend.get("version", ""))
     for key, value in (backend.get(KV_OFFLOAD_SETTINGS) or {}).items():
         env[KV_OFFLOAD_SETTINGS_ENV[key]] = env_value(value)
-    env.setdefault("KV_OFFLOADING", DEFAULT_KV_OFFLOADING)
-    env.setdefault("SPEC_DECODING", DEFAULT_SPEC_DECODING)
-    env.setdefault("RUN_EVAL", "false")
-    env.setdefault("EVAL_ONLY", "false")
-    env.setdefault("DISAGG", "false")  # as the reference sets it for every job
+    env.setdefault(ROW_ENV[KV_OFFLOADING], DEFAULT_KV_OFFLOADING)
+    env.setdefault(ROW_ENV[SPEC_DECODING], DEFAULT_SPEC_DECODING)
+    env.setdefault(ROW_ENV[RUN_EVAL], "false")
+    env.setdefault(ROW_ENV[EVAL_ONLY], "false")
+    env.setdefault(ROW_ENV[DISAGG], "false")  # as the reference sets it for every job
     env[RUNNER_NAME_ENV] = runner_name
     env[RESULT_DIR_ENV] = result_dir
     env[RESULT_FILENAME_ENV] = result_filename(row, runner_name)

@@ -29,12 +29,12 @@ def _multinode_env(row: dict) -> dict[str, str]:
                 else fields.env_value(value))
     conc = row.get(fields.CONC)
     if isinstance(conc, list):
-        env["CONC"] = " ".join(map(str, conc))
+        env[fields.ROW_ENV[fields.CONC]] = " ".join(map(str, conc))
     router = row.get(fields.ROUTER) or {}
     env["ROUTER"] = str(router.get("name", ""))
     env["ROUTER_VERSION"] = str(router.get("version", ""))
     env["KV_P2P_TRANSFER"] = fields.env_value(row.get(fields.KV_P2P_TRANSFER, ""))
-    env["DISAGG"] = fields.env_value(row.get(fields.DISAGG, False))
+    env[fields.ROW_ENV[fields.DISAGG]] = fields.env_value(row.get(fields.DISAGG, False))
     env["MULTINODE"] = "true"
     return env
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sweepgate.core import fields, pythoncall
 from sweepgate.core.scriptlines import runs_module
-from sweepgate.core.jobenv import job_env
+from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env
 from sweepgate.core.placement import runners_at
 from sweepgate.core.recipes import runs_multinode
 from sweepgate.rehearsal.problem import Problem
@@ -44,7 +44,7 @@ def env_for(row: dict, runner_name: str, result_dir: Path, root: Path | None = N
     from sweepgate.core.load import repo_root
 
     env = job_env(row, runner_name, str(result_dir), source="row", runners=runners_at(str(root or repo_root())))
-    env.pop("SWEEPGATE_JOB_ENV_NAMES", None)
+    env.pop(JOB_ENV_NAMES_VAR, None)
     return env
 
 

@@ -638,7 +638,7 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
         env.update(multinode.env_for(row, runner_name, result_dir, root))
         env.pop("SLURM_JOB_ID", None)  # a rehearsal runs every task here, never through srun
     if row.get(fields.SCENARIO_TYPE) == fields.AGENTIC_CODING:
-        env["DURATION"] = str(duration)
+        env[fields.ROW_ENV[fields.DURATION]] = str(duration)
     env["PATH"] = f"{shim_dir}{os.pathsep}{env.get('PATH', '')}"
     names = ("PORT", "LMCACHE_PORT", "LMCACHE_HTTP_PORT", "MOONCAKE_MASTER_PORT", "MOONCAKE_METRICS_PORT")
     for name, port in zip(names, free_ports(len(names))):
@@ -646,7 +646,7 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     env["SWEEPGATE_REHEARSE_LOG"] = str(log)
     env["SERVER_STANDIN"] = str(shim_dir / STANDIN)
     env["AGENTIC_TRACE_FILE"] = str(trace)
-    env["SERVER_READY_TIMEOUT"] = "60"
+    env[fields.ROW_ENV[fields.SERVER_READY_TIMEOUT]] = "60"
     env["LMCACHE_READY_TIMEOUT"] = "60"
     env["MOONCAKE_READY_TIMEOUT"] = "60"
     env.pop("MODEL_PATH", None)
@@ -1485,9 +1485,10 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
     paths.update(linetrap.install(work, env))
-    paths["result"] = paths["results"] / f"{env['RESULT_FILENAME']}.json"
-    paths["eval"] = jobfile.eval_path_for(paths["results"], env["RESULT_FILENAME"])
-    _remove_earlier((paths["result"], paths["eval"], jobfile.path_for(paths["results"], env["RESULT_FILENAME"])))
+    name = env[fields.RESULT_FILENAME_ENV]
+    paths["result"] = paths["results"] / f"{name}.json"
+    paths["eval"] = jobfile.eval_path_for(paths["results"], name)
+    _remove_earlier((paths["result"], paths["eval"], jobfile.path_for(paths["results"], name)))
     return env, paths
 
 
@@ -1672,9 +1673,9 @@ def write_sidecar(row: dict, env: dict, paths: dict[str, Path], work: Path, star
     work dir is a run of its own, never a changed copy of the stored one, which ingest refuses."""
     when = started.replace("-", "").replace(":", "").replace("+0000", "Z")  # jobfile.now(): UTC, to the second
     job.setdefault("run_id", f"rehearsal-{work.name}-{when}")
-    doc = jobfile.build(row, status=status, runner_name=env.get("RUNNER_NAME"), started=started,
+    doc = jobfile.build(row, status=status, runner_name=env.get(fields.RUNNER_NAME_ENV), started=started,
                         finished=jobfile.now(), rehearsal=True, **job)
-    jobfile.write(jobfile.path_for(paths["results"], env["RESULT_FILENAME"]), doc)
+    jobfile.write(jobfile.path_for(paths["results"], env[fields.RESULT_FILENAME_ENV]), doc)
 
 
 class Quiet:
