@@ -315,15 +315,18 @@ def row_digest(row: dict) -> str:
     return hashlib.sha256(json.dumps(row, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def parallel_tag(worker: dict, tp, dp_attention: str) -> str:
+    """A worker's parallelism as result file names and record topologies write it:
+    ``tp8-pp1-dcp1-pcp1-ep1-dpafalse`` (``tp`` and ``dp_attention`` as the caller says them)."""
+    return (f"tp{tp}-pp{worker.get(PP, DEFAULT_PARALLEL)}-dcp{worker.get(DCP_SIZE, DEFAULT_PARALLEL)}"
+            f"-pcp{worker.get(PCP_SIZE, DEFAULT_PARALLEL)}-ep{worker.get(EP, DEFAULT_PARALLEL)}-dpa{dp_attention}")
+
+
 def result_filename(row: dict, runner_name: str) -> str:
     """Unique per job: exp-name, precision, framework, parallelism, conc, runner, fingerprint."""
     conc = row.get(CONC)
     conc_s = "x".join(map(str, conc)) if isinstance(conc, list) else str(conc)
-    para = (
-        f"tp{row.get(TP, 'na')}-pp{row.get(PP, DEFAULT_PARALLEL)}-dcp{row.get(DCP_SIZE, DEFAULT_PARALLEL)}"
-        f"-pcp{row.get(PCP_SIZE, DEFAULT_PARALLEL)}-ep{row.get(EP, DEFAULT_PARALLEL)}"
-        f"-dpa{env_value(row.get(DP_ATTN, False))}"
-    )
+    para = parallel_tag(row, row.get(TP, "na"), env_value(row.get(DP_ATTN, False)))
     # Eval rows carry no fingerprint: two config keys that differ only in image would
     # share a name (and an artifact), so such rows are told apart by their content.
     fp = str(row.get(RECIPE_FINGERPRINT, ""))[:16] or f"nofp{row_digest(row)[:12]}"

@@ -37,9 +37,7 @@ def gpus(row: dict | None) -> int | None:
 
 
 def _worker_tag(worker: dict) -> str:
-    return (f"tp{worker.get(F.TP)}-pp{worker.get(F.PP, F.DEFAULT_PARALLEL)}"
-            f"-dcp{worker.get(F.DCP_SIZE, F.DEFAULT_PARALLEL)}-pcp{worker.get(F.PCP_SIZE, F.DEFAULT_PARALLEL)}"
-            f"-ep{worker.get(F.EP, F.DEFAULT_PARALLEL)}-dpa{F.env_value(bool(worker.get(F.DP_ATTN, False)))}")
+    return F.parallel_tag(worker, worker.get(F.TP), F.env_value(bool(worker.get(F.DP_ATTN, False))))
 
 
 def topology(row: dict | None) -> str | None:
