@@ -133,7 +133,7 @@ def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
 
 def worker_gpus_on_node(worker: dict, gpus_per_node: int) -> int | None:
     """GPUs one worker replica uses on one node, or None when it does not tile the node."""
-    per_replica = worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+    per_replica = F.tp_pp_pcp(worker)
     if per_replica > gpus_per_node:
         return gpus_per_node if per_replica % gpus_per_node == 0 else None
     return per_replica if gpus_per_node % per_replica == 0 else None
@@ -163,11 +163,11 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
             w = point[F.PREFILL]
             raise SweepgateError(Diagnostic(
                 where.file, where.line, 0, F.TOPOLOGY_RULE,
-                f"prefill worker tp*pp*pcp={w[F.TP] * w.get(F.PP, 1) * w.get(F.PCP_SIZE, 1)} does not tile "
+                f"prefill worker tp*pp*pcp={F.tp_pp_pcp(w)} does not tile "
                 f"{F.GPUS_PER_NODE}={gpus_per_node} of '{runner}'",
                 "use a worker size that divides the node, or a whole multiple of it"))
     else:
-        used = point[F.TP] * point.get(F.PP, 1) * point.get(F.PCP_SIZE, 1)
+        used = F.tp_pp_pcp(point)
         if used > gpus_per_node:
             raise SweepgateError(Diagnostic(
                 where.file, where.line, 0, F.TOPOLOGY_RULE,

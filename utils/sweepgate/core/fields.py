@@ -315,6 +315,17 @@ def row_digest(row: dict) -> str:
     return hashlib.sha256(json.dumps(row, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def tp_pp_pcp(worker: dict) -> int:
+    """The GPUs one worker replica's tp x pp x pcp-size spans, as a config states them (tp required: a
+    KeyError or TypeError for a point the schema check refuses)."""
+    return worker[TP] * worker.get(PP, DEFAULT_PARALLEL) * worker.get(PCP_SIZE, DEFAULT_PARALLEL)
+
+
+def worker_gpus(worker: dict) -> int:
+    """``tp_pp_pcp`` of a matrix row or worker, each size read as a whole number (tp 1 when it states none)."""
+    return int(worker.get(TP, 1)) * int(worker.get(PP, DEFAULT_PARALLEL)) * int(worker.get(PCP_SIZE, DEFAULT_PARALLEL))
+
+
 def parallel_tag(worker: dict, tp, dp_attention: str) -> str:
     """A worker's parallelism as result file names and record topologies write it:
     ``tp8-pp1-dcp1-pcp1-ep1-dpafalse`` (``tp`` and ``dp_attention`` as the caller says them)."""

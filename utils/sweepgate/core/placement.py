@@ -98,7 +98,7 @@ def _worker_gpus(worker: dict) -> int:
     tp * dp GPUs, so ep above tp*pp*pcp (real configs use tp 8, ep 16) means
     the worker holds ep GPUs.
     """
-    return max(worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1), worker.get(F.EP, 1))
+    return max(F.tp_pp_pcp(worker), worker.get(F.EP, 1))
 
 
 def _nodes_per_worker(role: str, worker: dict, facts: dict) -> int:
@@ -216,7 +216,7 @@ def worker_total_problems(config: dict, runners: dict) -> list[tuple[tuple, str,
                             if isinstance(point, dict) else []):
             if not isinstance(worker, dict) or F.TP not in worker:
                 continue
-            total = worker[F.TP] * worker.get(F.PP, 1) * worker.get(F.PCP_SIZE, 1)
+            total = F.tp_pp_pcp(worker)
             if isinstance(total, int) and total > limit:
                 out.append((path + sub, "worker-gpus", f"tp*pp*pcp={total} GPUs in one worker is "
                             f"more than {limit}", f"use tp*pp*pcp-size of at most {limit}"))

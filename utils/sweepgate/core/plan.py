@@ -494,13 +494,10 @@ def row_gpus(row: dict) -> int:
     """GPUs a row occupies: tp*pp*pcp-size, or the sum over prefill/decode of num-worker*tp*pp*pcp-size."""
     from sweepgate.core.expand import is_multinode_row
 
-    def size(w: dict) -> int:
-        return int(w.get(F.TP, 1)) * int(w.get(F.PP, F.DEFAULT_PARALLEL)) * int(w.get(F.PCP_SIZE, F.DEFAULT_PARALLEL))
-
     if is_multinode_row(row):
-        return sum(int(row[r].get(F.NUM_WORKER, 1)) * size(row[r]) for r in (F.PREFILL, F.DECODE)
+        return sum(int(row[r].get(F.NUM_WORKER, 1)) * F.worker_gpus(row[r]) for r in (F.PREFILL, F.DECODE)
                    if isinstance(row.get(r), dict))
-    return size(row)
+    return F.worker_gpus(row)
 
 
 def job_gpus(row: dict, runners: dict | None = None) -> int:

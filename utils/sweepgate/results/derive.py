@@ -21,19 +21,14 @@ def hardware(runner: str | None) -> str | None:
     return name.replace("_", "-").split("-", 1)[0].lower() or None
 
 
-def _worker_gpus(worker: dict) -> int:
-    return (int(worker.get(F.TP, 1)) * int(worker.get(F.PP, F.DEFAULT_PARALLEL))
-            * int(worker.get(F.PCP_SIZE, F.DEFAULT_PARALLEL)))
-
-
 def gpus(row: dict | None) -> int | None:
     """GPUs a row's job uses: tp x pp x pcp, or for a multi-node row the sum over its
     prefill and decode workers of num-worker x tp x pp x pcp."""
     if not row:
         return None
     if isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict):
-        return sum(int(row[role].get(F.NUM_WORKER, 1)) * _worker_gpus(row[role]) for role in (F.PREFILL, F.DECODE))
-    return _worker_gpus(row) if F.TP in row else None
+        return sum(int(row[role].get(F.NUM_WORKER, 1)) * F.worker_gpus(row[role]) for role in (F.PREFILL, F.DECODE))
+    return F.worker_gpus(row) if F.TP in row else None
 
 
 def _worker_tag(worker: dict) -> str:
