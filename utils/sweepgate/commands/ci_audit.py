@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sweepgate.core import fields as F
-from sweepgate.core.github import NotGitHubJSON, json_object, add_repository_options
+from sweepgate.core.github import UNEXPECTED_SHAPE, NotGitHubJSON, add_repository_options, json_object
 from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, allowed_workflows, audit, notes
 
@@ -47,7 +47,7 @@ def _pages(requester, url: str, key: str | None, *, missing_is_empty: bool = Tru
                       parameters={"per_page": PER_PAGE, "page": page})
         if key is None:
             if not isinstance(answer, list):
-                raise NotGitHubJSON("JSON of an unexpected shape")
+                raise NotGitHubJSON(UNEXPECTED_SHAPE)
             batch, total = answer, None
         else:
             data = json_object(answer)
@@ -148,7 +148,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
     base = f"/repos/{repository}"
     org_secrets = _pages(requester, f"{base}/actions/organization-secrets", "secrets")
     if repo.owner is None:  # GitHub's repository always names its owner
-        raise NotGitHubJSON("JSON of an unexpected shape")
+        raise NotGitHubJSON(UNEXPECTED_SHAPE)
     owner_type = repo.owner.type or "Organization"
     labels = (runners_at(str(root)).get(F.LABELS) or {})
     groups = _runner_groups(requester, repo.owner.login, repository) if owner_type != "User" else []

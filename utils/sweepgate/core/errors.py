@@ -73,6 +73,11 @@ class LinkTrouble:
             return f"a symbolic link in a loop ({' -> '.join([os.path.basename(self.link), *self.chain[1:]])})"
         return f"a symbolic link to {' -> '.join(self.chain[1:])}, which does not exist"
 
+    @property
+    def folder_fix(self) -> str:
+        """How to mend it where a folder was wanted: point the looping link at one, or make the one it names."""
+        return "point the link at a folder (ln -sfn DIR LINK)" if self.loops else "create the folder it points to"
+
     def reason(self, path) -> str:
         """What is wrong with reading ``path``, after "cannot read:": ``it is …``, or ``LINK (a folder on its
         way) is …``."""

@@ -173,6 +173,9 @@ BENCHMARK_LIB_FILES = (BENCHMARK_LIB, *BENCHMARK_LIB_PARTS)
 # repository keeps this name (README "The workflows in another repository").
 SWEEP_WORKFLOW = "run-sweep.yml"
 WORKFLOWS_FOLDER = ".github/workflows"  # where GitHub reads a repository's workflow files from
+# The branch sweeps run on (pushes to it, dispatches from it) and so the baseline results are compared with.
+MAIN_BRANCH = "main"
+MAIN_REF = f"refs/heads/{MAIN_BRANCH}"
 # The reusable workflows a sweep's jobs run in (the matrix's single-node and multi-node rows), beside it.
 BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE = "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"
 # The matrix entry point. An append-only base must have it: a revision without a

@@ -384,6 +384,9 @@ def connect(token: str, base_url: str | None = None, *, resend_posts: bool = Tru
     return _client(token, base_url, resend_posts)
 
 
+UNEXPECTED_SHAPE = "JSON of an unexpected shape"  # what an answer is that is JSON, but not of the shape asked for
+
+
 class NotGitHubJSON(Exception):
     """A success answer that is not GitHub's JSON (a web page at a wrong --github-api-url); ``what`` it was."""
 
@@ -399,7 +402,7 @@ def _not_github_json(verb: str, data) -> str | None:
         return "an empty body" if verb == "GET" else None
     if isinstance(data, dict) and set(data) <= {"data", "url"} and isinstance(data.get("data"), str):
         return "an HTML page" if data["data"].lstrip().startswith("<") else "text that is not JSON"
-    return None if isinstance(data, (dict, list)) else "JSON of an unexpected shape"
+    return None if isinstance(data, (dict, list)) else UNEXPECTED_SHAPE
 
 
 def _checking(request):
@@ -420,7 +423,7 @@ def _checking(request):
 def json_object(data) -> dict:
     """``data`` when a JSON object, else NotGitHubJSON (for callers reading an endpoint's answer)."""
     if not isinstance(data, dict):
-        raise NotGitHubJSON("JSON of an unexpected shape")
+        raise NotGitHubJSON(UNEXPECTED_SHAPE)
     return data
 
 
@@ -527,7 +530,7 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
     url = api_url(base_url)
     if isinstance(exc, (NotGitHubJSON, github.BadAttributeException)) or _misread(exc):
         # BadAttributeException: PyGithub met a value of another type than GitHub's ("draft": "yes")
-        what_it_was = exc.what if isinstance(exc, NotGitHubJSON) else "JSON of an unexpected shape"
+        what_it_was = exc.what if isinstance(exc, NotGitHubJSON) else UNEXPECTED_SHAPE
         return _at(url, f"the API answered with {what_it_was}, not GitHub's JSON ({what})", API_URL_HINT)
     if rate_limited(exc):
         until = _rate_limit_end(exc)

@@ -49,8 +49,7 @@ def no_dangling_link(out: Path, flag: str) -> None:
     exists"), naming the link and where it points, or that it is in a loop (``errors.link_trouble``)."""
     if (trouble := link_trouble(out)) is not None:
         where = "" if trouble.link == str(out) else f" (in {flag} {out})"
-        mend = "point the link at a folder (ln -sfn DIR LINK)" if trouble.loops else "create the folder it points to"
-        raise fail(trouble.link, 0, f"is {trouble.said}{where}", f"{mend}, or pass another {flag} DIR")
+        raise fail(trouble.link, 0, f"is {trouble.said}{where}", f"{trouble.folder_fix}, or pass another {flag} DIR")
 
 
 def why_not_creatable(path: Path) -> str | None:

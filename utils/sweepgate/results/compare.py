@@ -28,7 +28,7 @@ from sweepgate.core.errors import fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
 
-DEFAULT_BASELINE_REF = "refs/heads/main"
+DEFAULT_BASELINE_REF = F.MAIN_REF
 DEFAULT_WINDOW = 5
 MAX_WINDOW = 1000  # more runs than any store holds of a point; a store's integers stay in range
 DEFAULT_MIN_SAMPLES = 3

@@ -434,8 +434,7 @@ def _no_broken_link(name: str, db: Path) -> None:
     trouble = link_trouble(db)
     if trouble is None or (trouble.link == str(db) and not trouble.loops):
         return
-    fix = STORE_LINK_FIX if trouble.link == str(db) else \
-        "point the link at a folder (ln -sfn DIR LINK)" if trouble.loops else "create the folder it points to"
+    fix = STORE_LINK_FIX if trouble.link == str(db) else trouble.folder_fix
     raise fail(name, 0, trouble.reason(db).removeprefix("it "), f"{fix}, or pass another --db URL")
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sweepgate.core.fields import BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE, WORKFLOWS_FOLDER
+from sweepgate.core.fields import BENCHMARK_TEMPLATE, MAIN_REF, MULTINODE_TEMPLATE, WORKFLOWS_FOLDER
+from sweepgate.core.fields import MAIN_BRANCH as MAIN
 from sweepgate.workflow.dispatch import GPU_WORKFLOW
 
 HIGH, MEDIUM = "high", "medium"
-MAIN = "main"
-MAIN_REF = f"refs/heads/{MAIN}"  # how a runner group names the GPU workflows' ref: the branch, never a tag
+# MAIN_REF (core.fields) is how a runner group names the GPU workflows' ref: the branch, never a tag.
 # Jobs on self-hosted runners are defined in these files; GitHub matches a runner group's
 # selected workflows against the file that defines the job (the template, for a reusable call).
 GPU_WORKFLOWS = (GPU_WORKFLOW, BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE)

@@ -16,12 +16,15 @@ from typing import Callable
 
 from sweepgate.workflow.decide import (
     APPROVE_COMMAND,
+    DRAFT_SKIP,
     LABELS,
+    MARKER_SKIP,
     PRIMARY_LABELS,
     SKIP_MARKER,
     TRIMMED,
     Decision,
     _skip,
+    fork_pr,
     label_key,
     labels_decision,
 )
@@ -99,15 +102,15 @@ def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "
     if pull.state != "open":
         return _skip(f"PR #{pull.number} is {pull.state}", **refs)
     if pull.draft:
-        return _skip("draft PR: mark it ready for review to run a sweep", **refs)
+        return _skip(DRAFT_SKIP, **refs)
     if requested_sha and requested_sha.lower() != pull.head_sha:
         return _skip(f"requested {requested_sha[:40]} is not the head {pull.head_sha}: stale", **refs)
     if SKIP_MARKER in pull.head_message:
-        return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
+        return _skip(MARKER_SKIP, **refs)
     approved, why = _approval(pull, permission)
     labels = counted_labels(pull, permission)
     if pull.is_fork and not approved:
-        return _skip(f"fork PR ({pull.head_repo or 'deleted repository'}): {why}", **refs)
+        return _skip(f"{fork_pr(pull.head_repo)}: {why}", **refs)
     decision = labels_decision(labels, refs, source, default=TRIMMED if approved else "")
     if approved and not labels & set(PRIMARY_LABELS):
         decision = replace(decision, reason=f"{why}: {decision.reason}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sweepgate.core.errors import fail
+from sweepgate.core.fields import MAIN_REF
 
 # --- labels and markers (the only place they are spelled) -------------------------
 SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
@@ -29,8 +30,15 @@ LABEL_MARKER = "sweep"
 SKIP_MARKER = "[skip-sweep]"
 APPROVE_COMMAND = "/sweep"  # a maintainer's PR comment: /sweep <full 40-hex head SHA>
 PR_ACTIONS = ("ready_for_review", "synchronize", "labeled", "unlabeled")
-MAIN_REF = "refs/heads/main"
 ZERO_SHA = "0" * 40
+# Why a pull request runs nothing, said alike by `ci decide` (its event) and `ci dispatch` (its state via the API).
+DRAFT_SKIP = "draft PR: mark it ready for review to run a sweep"
+MARKER_SKIP = f"head commit message contains {SKIP_MARKER}"
+
+
+def fork_pr(head_repo: str | None) -> str:
+    """A fork's pull request as a skip reason names it: ``fork PR (OWNER/NAME)``."""
+    return f"fork PR ({head_repo or 'deleted repository'})"
 
 SKIP, TRIMMED, FULL = "skip", "trimmed", "full"
 
@@ -152,10 +160,10 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
     head_repo = (head.get("repo") or {}).get("full_name")
     base_repo = (base.get("repo") or {}).get("full_name")
     if not head_repo or head_repo != base_repo:
-        return _skip(f"fork PR ({head_repo or 'deleted repository'}): a maintainer approves its head with "
+        return _skip(f"{fork_pr(head_repo)}: a maintainer approves its head with "
                      f"'{APPROVE_COMMAND} <full head SHA>'", **refs)
     if pr.get("draft"):
-        return _skip("draft PR: mark it ready for review to run a sweep", **refs)
+        return _skip(DRAFT_SKIP, **refs)
     if action in ("labeled", "unlabeled"):
         changed = (event.get("label") or {}).get("name", "")
         if not changed:  # GitHub names the label it added or removed: a payload without one is not its
@@ -164,7 +172,7 @@ def decide(event_name: str, event: dict, head_message: str = "", *, source: str 
         if not label_is_relevant(changed):
             return _skip(f"label '{changed}' was {action}: it does not affect the sweep", **refs)
     if SKIP_MARKER in head_message:
-        return _skip(f"head commit message contains {SKIP_MARKER}", **refs)
+        return _skip(MARKER_SKIP, **refs)
 
     labels = {str(lab.get("name", "")) for lab in pr.get("labels") or [] if isinstance(lab, dict)}
     decision = labels_decision(labels, refs, source)
