@@ -59,6 +59,24 @@ def add_db_argument(parser) -> None:
                              "postgresql+psycopg://... for PostgreSQL)")
 
 
+def add_changelog_file_argument(parser, what: str = "the changelog") -> None:
+    """``--changelog-file`` (default: the repository's perf-changelog.yaml); ``what`` says what it is to the command."""
+    from sweepgate.core.fields import CHANGELOG_FILE
+
+    parser.add_argument("--changelog-file", type=not_empty, default=CHANGELOG_FILE,
+                        help=f"{what}, from the repository root (default: %(default)s)")
+
+
+def add_config_arguments(parser, read_at: str = "") -> None:
+    """``--config-files`` and ``--runner-config``, the master configs and runners file a command reads
+    (``read_at``: where the defaults are read, as `` at HEAD``)."""
+    from sweepgate.core.fields import CONFIG_DIR, MASTER_GLOB, RUNNERS_FILE
+
+    parser.add_argument("--config-files", type=not_empty, nargs="+", default=None,
+                        help=f"master configs (default: {CONFIG_DIR}/{MASTER_GLOB}{read_at})")
+    parser.add_argument("--runner-config", type=not_empty, default=None, help=f"runners file (default: {RUNNERS_FILE})")
+
+
 def _no_dash(text: str, stream: str, why: str, fix: str) -> str:
     """``text``, not empty and not '-', which a Unix user types for standard input or output but which
     here would be a path: ``why`` it is none here, ``fix`` what to pass instead."""

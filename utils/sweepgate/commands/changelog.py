@@ -78,8 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
                      help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
-    add.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
-                     help="changelog to append to, from the repository root (default: %(default)s)")
+    argtypes.add_changelog_file_argument(add, "changelog to append to")
     add.set_defaults(_action=cmd_add)
 
     rebase = sub.add_parser("rebase", help="rebuild the changelog as ONTO's bytes plus this branch's entries")
@@ -90,8 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="take the branch's entries from this commit's changelog instead of the working "
                              "tree (REBASE_HEAD during a conflicted rebase, ORIG_HEAD during a conflicted merge, "
                              "CHERRY_PICK_HEAD during a conflicted cherry-pick)")
-    rebase.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
-                        help="changelog to rebuild, from the repository root (default: %(default)s)")
+    argtypes.add_changelog_file_argument(rebase, "changelog to rebuild")
     rebase.set_defaults(_action=cmd_rebase)
 
     canon = sub.add_parser("canonicalize", help="replace pull/XXX in this branch's entries with the PR's link")
@@ -102,8 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                     "else main)")
     canon.add_argument("--repository", type=owner_name,
                        help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
-    canon.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
-                       help="changelog to rewrite, from the repository root (default: %(default)s)")
+    argtypes.add_changelog_file_argument(canon, "changelog to rewrite")
     canon.set_defaults(_action=cmd_canonicalize)
 
 

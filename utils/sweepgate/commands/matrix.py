@@ -7,21 +7,16 @@ import json
 import sys
 
 from sweepgate.commands import argtypes
-from sweepgate.core import fields as F
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", type=argtypes.not_empty, required=True, help="revision the change starts from")
     parser.add_argument("--head-ref", type=argtypes.not_empty, required=True, help="revision with the appended entries")
-    parser.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
-                        help="the changelog, from the repository root (default: %(default)s)")
+    argtypes.add_changelog_file_argument(parser)
     parser.add_argument("--trim-conc", action="store_true", help="keep only each recipe's lowest concurrency")
     parser.add_argument("--all-evals", action="store_true", help="expand eval selection for every entry")
     parser.add_argument("--evals-only", action="store_true", help="suppress throughput rows for every entry")
-    parser.add_argument("--config-files", type=argtypes.not_empty, nargs="+", default=None,
-                        help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB} at HEAD)")
-    parser.add_argument("--runner-config", type=argtypes.not_empty, default=None,
-                        help=f"runners file (default: {F.RUNNERS_FILE})")
+    argtypes.add_config_arguments(parser, " at HEAD")
     parser.add_argument("--pretty", action="store_true", help="indent the JSON for reading (same content)")
 
 

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from sweepgate.commands.argtypes import int_between, not_empty
+from sweepgate.commands.argtypes import add_config_arguments, int_between, not_empty
 from sweepgate.commands.argtypes import combination_error, usage_error as argument_error
 from sweepgate.core import fields as F
 
@@ -19,10 +19,7 @@ def _seq_len_names() -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
-    parser.add_argument("--config-files", type=not_empty, nargs="+", default=None,
-                        help=f"master configs (default: {F.CONFIG_DIR}/{F.MASTER_GLOB})")
-    parser.add_argument("--runner-config", type=not_empty, default=None,
-                        help=f"runners file (default: {F.RUNNERS_FILE})")
+    add_config_arguments(parser)
     evals = parser.add_mutually_exclusive_group()
     evals.add_argument("--no-evals", action="store_true", help="throughput rows only; mark no evals")
     evals.add_argument("--evals-only", action="store_true", help="only the rows selected for evals")

@@ -26,8 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            "merge-base of HEAD with origin/main, main, origin/master or master, "
                                            "else HEAD (before a first commit, the empty history); refused in a shallow clone with none of them)")
     parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
-    parser.add_argument("--changelog-file", type=argtypes.not_empty, default=F.CHANGELOG_FILE,
-                        help="the changelog, from the repository root (default: %(default)s)")
+    argtypes.add_changelog_file_argument(parser)
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
                              "without it (push to main) links must be canonical")
