@@ -47,6 +47,7 @@ from sweepgate.core.history import (
     trailing_newlines,
 )
 from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolve_repository
+from sweepgate.core.textmode import not_valid_utf8, save_as_utf8
 
 
 WORKTREE = "WORKTREE"
@@ -141,7 +142,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            out.add(n, F.ENCODING_RULE, f"not valid UTF-8 (byte 0x{line[exc.start]:02x})", "save the file as UTF-8",
+            out.add(n, F.ENCODING_RULE, not_valid_utf8(line[exc.start]), save_as_utf8(),
                     col=exc.start + 1)
             continue
         m = CONTROL.search(text.replace("\0", ""))

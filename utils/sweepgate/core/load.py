@@ -24,6 +24,7 @@ from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
+from sweepgate.core.textmode import not_valid_utf8, save_as_utf8
 
 TYPE_CHECKING = False  # typing's flag without importing typing
 if TYPE_CHECKING:  # pathlib (with urllib.parse and ipaddress) is imported where a Path is made: the matrix and
@@ -639,8 +640,7 @@ def _decode(path: str, raw: bytes | None) -> str:
     except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
         raise SweepgateError(Diagnostic(path, raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
-                                        F.ENCODING_RULE, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-                                        "save the file as UTF-8")) from None
+                                        F.ENCODING_RULE, not_valid_utf8(raw[exc.start]), save_as_utf8())) from None
 
 
 def load_doc(path: str, raw: bytes | None) -> YamlDoc:

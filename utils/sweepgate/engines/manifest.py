@@ -19,6 +19,7 @@ from pathlib import Path
 from sweepgate.core.errors import fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.fields import CONFIG_DIR
+from sweepgate.core.textmode import not_utf8
 
 # pip distribution -> engine whose manifest checks it
 DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake",
@@ -78,7 +79,7 @@ def _read(folder, name: str, root, hint: str) -> tuple[object, str, str]:
     except json.JSONDecodeError as exc:
         raise fail(shown, exc.lineno, f"not valid JSON: {json_message(exc)}", hint, col=exc.colno) from None
     except UnicodeDecodeError as exc:
-        raise fail(shown, 0, f"not UTF-8 text ({exc.reason} at byte {exc.start})", hint) from None
+        raise fail(shown, 0, not_utf8(exc.start, exc.reason), hint) from None
     except RecursionError:
         raise fail(shown, 0, jsontext.NESTED_TOO_DEEPLY, hint) from None
     except OSError as exc:

@@ -31,6 +31,7 @@ from sweepgate.core import fields, jobfile, jsontext, pythoncall, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, library_copy, library_problem, script_candidates
+from sweepgate.core.textmode import not_utf8
 from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.problem import Problem
@@ -90,7 +91,7 @@ def _read_row_file(path: Path) -> tuple[str, object]:
         raise fail(str(path), 0, f"cannot read row file: {os_reason(exc)}",
                    "pass an existing JSON file to --row-json") from None
     except UnicodeDecodeError as exc:
-        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})",
+        raise fail(str(path), 0, not_utf8(exc.start),
                    "pass a JSON file: one row object or a list of rows") from None
     except json.JSONDecodeError as exc:
         raise fail(str(path), exc.lineno, f"not JSON: {json_message(exc)}",
@@ -1608,7 +1609,7 @@ def result_problem(result_file: Path) -> str | None:
     except json.JSONDecodeError as exc:
         return f"result file is not JSON: {json_message(exc)}; {WRITE_THE_RESULT}"
     except UnicodeDecodeError as exc:
-        return f"result file is not UTF-8 text ({exc.reason} at byte {exc.start}), so not JSON; {WRITE_THE_RESULT}"
+        return f"result file is {not_utf8(exc.start, exc.reason)}, so not JSON; {WRITE_THE_RESULT}"
     except RecursionError:
         return f"result file is {jsontext.NESTED_TOO_DEEPLY} to be a client's JSON; {WRITE_THE_RESULT}"
     except OSError as exc:

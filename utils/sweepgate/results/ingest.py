@@ -38,6 +38,7 @@ from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure, printable
 from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
+from sweepgate.core.textmode import not_utf8
 from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, lm_eval, vllm
@@ -975,7 +976,7 @@ def _read_records(output: Path, given: Given | None, warnings: list | None, left
         raise os_failure(str(output), "cannot read", exc, "check the path and its permissions") from None
     except UnicodeDecodeError as exc:  # exc.start counts from after a byte-order mark: in the file, it is later
         at = exc.start + len(content) - len(exc.object)
-        raise fail(str(output), content.count(b"\n", 0, at) + 1, f"not UTF-8 text (byte {at})",
+        raise fail(str(output), content.count(b"\n", 0, at) + 1, not_utf8(at),
                    "pass a client's JSON/JSONL/CSV output", col=at - content.rfind(b"\n", 0, at)) from None
     read = Read(content)
     try:

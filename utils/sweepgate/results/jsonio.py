@@ -17,7 +17,7 @@ from pathlib import Path
 from sweepgate.core.errors import LINE_LABELS, SweepgateError, fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.jsontext import key_offset, key_place, offset_place
-from sweepgate.core.textmode import decoded
+from sweepgate.core.textmode import decoded, not_utf8
 
 _CONSTANTS = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
 
@@ -262,7 +262,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
     except UnicodeDecodeError as exc:
         if (refusal := packed()) is not None:
             raise refusal from None
-        raise fail(str(path), 0, f"not UTF-8 text (byte {exc.start})", hint) from None
+        raise fail(str(path), 0, not_utf8(exc.start), hint) from None
     if "\x00" in text[:HEAD] and (refusal := packed()) is not None:
         raise refusal
     return text

@@ -15,6 +15,7 @@ from sweepgate.core import jobfile
 from sweepgate.core.errors import fail, is_a_folder, json_message, link_trouble, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.report import count
+from sweepgate.core.textmode import not_utf8
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import PAYLOAD_FIX, SWEEP_LABEL
 
@@ -298,7 +299,7 @@ def load_json(path: str, what: str):
             raise fail(path, 0, f"{what} not found", "check the path") from None
         raise os_failure(path, f"cannot read the {what}", exc, "check the path") from None
     except UnicodeDecodeError as exc:
-        raise fail(path, 0, f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
+        raise fail(path, 0, f"{what} is {not_utf8(exc.start, exc.reason)}",
                    "pass the JSON file the previous step wrote") from None
     except json.JSONDecodeError as exc:
         raise fail(path, exc.lineno, f"{what} is not valid JSON: {json_message(exc)}", "check the file",
