@@ -178,6 +178,17 @@ def _working_directory_kept():
         pytest.fail(f"the test left the working directory at {after}; use monkeypatch.chdir", pytrace=False)
 
 
+@pytest.fixture(scope="module")
+def example_fleet(tmp_path_factory) -> Path:
+    """`sweepgate example`'s repository (the example fleet and its seed change), built once for a test module;
+    its tests read it (one that changes it builds its own)."""
+    from sweepgate.commands import example
+
+    repo = tmp_path_factory.mktemp("fleet")
+    example.build_repo(str(repo))
+    return repo
+
+
 @pytest.fixture
 def make_repo(tmp_path):
     """make_repo(changelog=CHANGELOG, files=None) -> GitRepo with one commit on branch main."""

@@ -27,13 +27,6 @@ from sweepgate.workflow import kv  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
-
-
-@pytest.fixture(scope="module")
 def only_pyyaml(tmp_path_factory) -> Path:
     """A folder holding PyYAML's two packages (``yaml``, ``_yaml``) and nothing else."""
     import yaml
@@ -53,10 +46,10 @@ def host_python(cwd: Path, only_pyyaml: Path, *args: str, env: dict) -> subproce
                           capture_output=True, text=True, timeout=120)
 
 
-def matrix_file(checkout, tmp_path):
+def matrix_file(example_fleet, tmp_path):
     """The matrix of the checkout's last commit (`sweepgate matrix`, a full install), in a file."""
     made = subprocess.run([sys.executable, "-m", "sweepgate", "matrix", "--base-ref", "HEAD~1", "--head-ref",
-                           "HEAD"], cwd=checkout, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")},
+                           "HEAD"], cwd=example_fleet, env={**os.environ, "PYTHONPATH": str(ROOT / "utils")},
                           capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
     matrix = tmp_path / "matrix.json"
@@ -64,24 +57,24 @@ def matrix_file(checkout, tmp_path):
     return matrix
 
 
-def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(checkout, only_pyyaml, tmp_path):
+def test_row_env_and_the_sidecar_run_on_a_host_python_with_pyyaml_alone(example_fleet, only_pyyaml, tmp_path):
     """New-user walk (s38b): `ci row-env` checked the checkout's configs/runners.yaml with jsonschema
     even when it was valid, so a host python3 with PyYAML alone stopped at `the Python package
     'jsonschema' is missing`; a valid file is now told by the generated validator, no jsonschema."""
-    matrix = matrix_file(checkout, tmp_path)
+    matrix = matrix_file(example_fleet, tmp_path)
     job_env = tmp_path / "job.env"
     common = {"MATRIX_FILE": str(matrix), "ROW_ID": "agentic/0", "RUNNER_NAME": "b300-nv_00",
               "RESULT_DIR": str(tmp_path / "results")}
-    proc = host_python(checkout, only_pyyaml, "ci", "row-env", "--tools", str(checkout),
+    proc = host_python(example_fleet, only_pyyaml, "ci", "row-env", "--tools", str(example_fleet),
                        env={**common, "GITHUB_ENV": str(job_env)})
     assert proc.returncode == 0, proc.stderr
     values = kv.parse_kv(job_env.read_text())
     assert values["RESULT_FILENAME"] and values["SWEEPGATE_RUN_IDENTITY"] not in ("", NO_RUN_IDENTITY)
 
-    proc = host_python(checkout, only_pyyaml, "results", "sidecar", "--tools", str(checkout),
+    proc = host_python(example_fleet, only_pyyaml, "results", "sidecar", "--tools", str(example_fleet),
                        env={**common, **values, "JOB_STATUS": "failure", "GITHUB_RUN_ID": "5",
                             "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main",
-                            "GITHUB_SHA": subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
+                            "GITHUB_SHA": subprocess.run(["git", "-C", str(example_fleet), "rev-parse", "HEAD"],
                                                          capture_output=True, text=True).stdout.strip(),
                             "GITHUB_ENV": str(tmp_path / "after.env")})
     assert proc.returncode == 0, proc.stderr
@@ -112,7 +105,7 @@ def test_the_reuse_step_readme_tells_another_repository_to_delete_is_run_sweep_s
      "--matrix"),
     ("ci", "row-env", "--row-id", "fixed/0", "--runner-name", "b300-nv_00", "--output", "-", "--matrix"),
 ])
-def test_a_list_of_rows_given_as_the_matrix_is_said_to_be_one_and_which_file_to_pass(checkout, tmp_path, command):
+def test_a_list_of_rows_given_as_the_matrix_is_said_to_be_one_and_which_file_to_pass(example_fleet, tmp_path, command):
     """New-user walk (s38b): `full-sweep`'s or `test-config`'s output (a list of rows) given to `ci split`,
     `ci reuse` or `ci row-env --matrix` was `matrix is not a JSON object`, its fix `pass the output of
     process_changelog.py` (in an InferenceX checkout the reference's own script), `ci reuse` wording it
@@ -120,15 +113,15 @@ def test_a_list_of_rows_given_as_the_matrix_is_said_to_be_one_and_which_file_to_
     full = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_") and k != "SWEEPGATE_DB"}
     full["PYTHONPATH"] = str(ROOT / "utils")
     rows = subprocess.run([sys.executable, "-m", "sweepgate", "test-config", "--config-keys", example.SEED_KEY],
-                          cwd=checkout, env=full, capture_output=True, text=True, timeout=120)
+                          cwd=example_fleet, env=full, capture_output=True, text=True, timeout=120)
     assert rows.returncode == 0, rows.stderr
     listed = tmp_path / "rows.json"
     listed.write_text(rows.stdout)
     n = len(__import__("json").loads(rows.stdout))
-    proc = subprocess.run([sys.executable, "-m", "sweepgate", *command, str(listed)], cwd=checkout, env=full,
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", *command, str(listed)], cwd=example_fleet, env=full,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
     assert proc.stderr == (f"{listed}:1: not a matrix but a list of {n} rows (as `full-sweep` and `test-config` "
                            "print them): a matrix is a JSON object of buckets; pass the JSON `sweepgate matrix` "
                            "printed\n"), proc.stderr
-    assert not (checkout / "left.json").exists()
+    assert not (example_fleet / "left.json").exists()

@@ -18,17 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from sweepgate.commands import example
 
 ROOT = Path(__file__).resolve().parents[1]
 REFS = ("--base-ref", "HEAD~1", "--head-ref", "HEAD")
-
-
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
 
 
 def run(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
@@ -38,9 +30,9 @@ def run(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("command", ["matrix", "validate", "plan"])
-def test_both_refs_are_looked_up_in_one_git_call(fleet, tmp_path, command):
+def test_both_refs_are_looked_up_in_one_git_call(example_fleet, tmp_path, command):
     trace = tmp_path / "trace.txt"
-    proc = run(fleet, "-m", "sweepgate", command, *REFS, GIT_TRACE=str(trace))
+    proc = run(example_fleet, "-m", "sweepgate", command, *REFS, GIT_TRACE=str(trace))
     assert proc.returncode == 0, proc.stderr
     lookups = [line for line in trace.read_text().splitlines()
                if re.search(r"built-in: git rev-parse .*\^\{commit\}", line)]
@@ -49,8 +41,8 @@ def test_both_refs_are_looked_up_in_one_git_call(fleet, tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ["matrix", "validate"])
-def test_the_results_job_file_module_is_not_loaded(fleet, command):
-    proc = run(fleet, "-X", "importtime", "-m", "sweepgate", command, *REFS)
+def test_the_results_job_file_module_is_not_loaded(example_fleet, command):
+    proc = run(example_fleet, "-X", "importtime", "-m", "sweepgate", command, *REFS)
     assert proc.returncode == 0, proc.stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert "sweepgate.core.select" in loaded or "sweepgate.core.gate" in loaded, "the trace was read"

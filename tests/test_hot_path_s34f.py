@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from sweepgate.commands import example
 
 ROOT = Path(__file__).resolve().parents[1]
 REFS = ("--base-ref", "HEAD~1", "--head-ref", "HEAD")
@@ -40,21 +39,14 @@ finally:
 """
 
 
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
-
-
 @pytest.mark.parametrize("script", ["process_changelog.py", "validate_perf_changelog.py"])
 @pytest.mark.parametrize("cache", ["0", "1"])
-def test_the_matrix_and_the_gate_import_no_module_they_do_not_use(fleet, tmp_path, script, cache):
+def test_the_matrix_and_the_gate_import_no_module_they_do_not_use(example_fleet, tmp_path, script, cache):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GIT_TRACE"))}
     env.update(PYTHONPATH=str(ROOT / "utils"), SWEEPGATE_NO_CACHE=cache)
     listed = tmp_path / "modules.json"
     proc = subprocess.run([sys.executable, "-c", RUN_AND_LIST, str(listed), str(ROOT / "utils" / script), *REFS],
-                          cwd=fleet, env=env, capture_output=True, text=True, timeout=120)
+                          cwd=example_fleet, env=env, capture_output=True, text=True, timeout=120)
     ran = json.loads(listed.read_text())
     assert ran["code"] == 0, proc.stderr
     loaded = set(ran["modules"])
@@ -70,23 +62,23 @@ def _run(cwd: Path, script: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("script", ["process_changelog.py", "validate_perf_changelog.py"])
-def test_the_top_and_both_refs_are_found_in_one_git_process(fleet, tmp_path, script):
+def test_the_top_and_both_refs_are_found_in_one_git_process(example_fleet, tmp_path, script):
     """The repository's top (`rev-parse --show-toplevel`) was a git process of its own before the one that
     looks up both refs: one process more on every run, about 4 ms of a warm matrix on this host."""
     trace = tmp_path / "trace.txt"
-    proc = _run(fleet, script, GIT_TRACE=str(trace))
+    proc = _run(example_fleet, script, GIT_TRACE=str(trace))
     assert proc.returncode == 0, proc.stderr
     asked = [line.split("built-in: ", 1)[1] for line in trace.read_text().splitlines() if "built-in: git " in line]
     assert [line for line in asked if line.startswith("git rev-parse")] == [
         "git rev-parse --show-toplevel --git-common-dir 'HEAD~1^{commit}' 'HEAD^{commit}'"], asked
 
 
-def test_from_a_subdirectory_the_matrix_and_its_cache_are_the_repositorys(fleet):
+def test_from_a_subdirectory_the_matrix_and_its_cache_are_the_repositorys(example_fleet):
     """git names the git directory from where it ran (``../.git`` in configs/): the cache must still be the
     repository's own, and the matrix the one its top gives."""
-    top = _run(fleet, "process_changelog.py", SWEEPGATE_NO_CACHE="1")
-    below = _run(fleet / "configs", "process_changelog.py")
+    top = _run(example_fleet, "process_changelog.py", SWEEPGATE_NO_CACHE="1")
+    below = _run(example_fleet / "configs", "process_changelog.py")
     assert top.returncode == below.returncode == 0, below.stderr
     assert json.loads(below.stdout) == json.loads(top.stdout)
-    assert (fleet / ".git" / "sweepgate-cache").is_dir()
-    assert not (fleet.parent / ".git").exists() and not (fleet / "configs" / ".git").exists()
+    assert (example_fleet / ".git" / "sweepgate-cache").is_dir()
+    assert not (example_fleet.parent / ".git").exists() and not (example_fleet / "configs" / ".git").exists()

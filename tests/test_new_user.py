@@ -50,15 +50,8 @@ def git(repo: Path, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
-
-
-@pytest.fixture(scope="module")
-def matrix_file(fleet, tmp_path_factory) -> Path:
-    proc = sg(fleet, "matrix", *REFS)
+def matrix_file(example_fleet, tmp_path_factory) -> Path:
+    proc = sg(example_fleet, "matrix", *REFS)
     assert proc.returncode == 0, proc.stderr
     path = tmp_path_factory.mktemp("m") / "matrix.json"
     path.write_text(proc.stdout)
@@ -68,7 +61,7 @@ def matrix_file(fleet, tmp_path_factory) -> Path:
 # --------------------------------------------------------------------------- item 2: crashes
 
 
-def test_changelog_path_with_a_space_missing_at_one_revision(fleet, tmp_path):
+def test_changelog_path_with_a_space_missing_at_one_revision(example_fleet, tmp_path):
     repo = tmp_path / "r"
     repo.mkdir()
     example.build_repo(str(repo))
@@ -94,8 +87,8 @@ def usage_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
 
 
 @pytest.mark.parametrize("jobs", ["0", "-5", "300"])
-def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, jobs):
-    proc = sg(fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", jobs)
+def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(example_fleet, matrix_file, jobs):
+    proc = sg(example_fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", jobs)
     usage_error(proc, "--max-jobs", "256")
     assert proc.stdout == ""  # no outputs written for a refused split
 
@@ -122,34 +115,34 @@ def test_ci_split_refuses_chunk_sizes_outside_githubs_limit(fleet, matrix_file, 
     ["plan", "--pr-number", "0", "--base-ref", "HEAD", "--head-ref", "HEAD"],
     ["ci", "split", "--pr-number", "x1", "--matrix", "m.json"],
 ])
-def test_a_bad_flag_value_is_argument_syntax(fleet, argv):
+def test_a_bad_flag_value_is_argument_syntax(example_fleet, argv):
     """Review: out-of-range values and impossible flag combinations exited 1 like bad data, while
     the README gives them 2; the error names the flag the user typed (the first after --run)."""
     flag = next(a for a in argv if a.startswith("--") and a != "--run")
-    usage_error(sg(fleet, *argv), flag)
+    usage_error(sg(example_fleet, *argv), flag)
 
 
-def test_ci_split_still_accepts_the_limit_itself(fleet, matrix_file):
-    assert sg(fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", "256").returncode == 0
+def test_ci_split_still_accepts_the_limit_itself(example_fleet, matrix_file):
+    assert sg(example_fleet, "ci", "split", "--matrix", str(matrix_file), "--max-jobs", "256").returncode == 0
 
 
 @pytest.mark.parametrize("args", [["split", "--matrix"], ["row-env", "--row-id", "single_node/0", "--matrix"]])
-def test_matrix_that_is_a_directory(fleet, tmp_path, args):
-    proc = sg(fleet, "ci", *args, str(tmp_path))
+def test_matrix_that_is_a_directory(example_fleet, tmp_path, args):
+    proc = sg(example_fleet, "ci", *args, str(tmp_path))
     one_clear_line(proc, "is a folder")  # polish29: one wording, "folder"
 
 
-def _seed_row(fleet: Path) -> dict:
-    proc = sg(fleet, "test-config", "--config-keys", SEED)
+def _seed_row(example_fleet: Path) -> dict:
+    proc = sg(example_fleet, "test-config", "--config-keys", SEED)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)[0]
 
 
-def test_rehearse_work_dir_that_cannot_be_created(fleet, tmp_path):
+def test_rehearse_work_dir_that_cannot_be_created(example_fleet, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    row = _seed_row(fleet)
-    proc = sg(fleet, "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"], "--conc", str(row["conc"]),
+    row = _seed_row(example_fleet)
+    proc = sg(example_fleet, "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"], "--conc", str(row["conc"]),
               "--work-dir", str(blocker / "work"))
     one_clear_line(proc, "--work-dir")
 
@@ -159,8 +152,8 @@ def test_rehearse_work_dir_that_cannot_be_created(fleet, tmp_path):
 
 @pytest.mark.parametrize("args", [["full-sweep"], ["test-config", "--config-keys", SEED], ["matrix", *REFS],
                                   ["plan", *REFS, "--json"], ["validate", *REFS]])
-def test_commands_give_the_same_answer_from_a_subdirectory(fleet, args):
-    top, nested = sg(fleet, *args), sg(fleet / "configs", *args)
+def test_commands_give_the_same_answer_from_a_subdirectory(example_fleet, args):
+    top, nested = sg(example_fleet, *args), sg(example_fleet / "configs", *args)
     assert top.returncode == 0, top.stderr
     assert (nested.returncode, nested.stdout) == (top.returncode, top.stdout), nested.stderr
 
@@ -179,9 +172,9 @@ def test_validate_staged_and_changelog_add_from_a_subdirectory(tmp_path):
     assert "1 appended entry" in staged.stdout
 
 
-def test_rehearse_from_a_subdirectory(fleet, tmp_path):
-    row = _seed_row(fleet)
-    proc = sg(fleet / "configs", "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"],
+def test_rehearse_from_a_subdirectory(example_fleet, tmp_path):
+    row = _seed_row(example_fleet)
+    proc = sg(example_fleet / "configs", "rehearse", "--config-keys", SEED, "--exp-name", row["exp-name"],
               "--conc", str(row["conc"]), "--work-dir", str(tmp_path / "work"))
     assert proc.returncode == 0, proc.stdout[-1500:] + proc.stderr[-1500:]
 
@@ -252,7 +245,6 @@ def test_readme_benchmark_commands_name_paths_that_work_from_anywhere():
         assert '"/tmp/' not in source and "shared\" / \"corpus" in source, script
 
 
-
 def test_each_utils_script_in_the_readme_commands_table_names_its_sweepgate_command():
     """New user on a wheel install: the table gave `utils/generate_sweep_configs.py full-sweep|test-config`
     alone, a file an installed sweepgate does not have; `sweepgate full-sweep` was only in --help."""
@@ -283,8 +275,8 @@ def test_ci_run_runs_exactly_the_readmes_second_command():
 
 
 @pytest.mark.parametrize("command", ["matrix", "plan", "validate"])
-def test_missing_base_ref_is_a_usage_error_everywhere(fleet, command):
-    proc = sg(fleet, command, "--head-ref", "HEAD")
+def test_missing_base_ref_is_a_usage_error_everywhere(example_fleet, command):
+    proc = sg(example_fleet, command, "--head-ref", "HEAD")
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("usage:") and "--base-ref" in proc.stderr.splitlines()[-1]
 
@@ -293,23 +285,23 @@ def test_missing_base_ref_is_a_usage_error_everywhere(fleet, command):
     [command, *refs] for command in ("validate", "matrix", "plan", "preflight")
     for refs in (["--base-ref", "nosuch", "--head-ref", "HEAD"], ["--base-ref", "HEAD~1", "--head-ref", "nosuch"])
 ] + [["validate", "--staged", "--base-ref", "nosuch"], ["ci", "reuse", "--head-ref", "nosuch"]])
-def test_a_ref_that_is_not_a_commit_names_the_flag_that_passes_it(fleet, matrix_file, tmp_path, argv):
+def test_a_ref_that_is_not_a_commit_names_the_flag_that_passes_it(example_fleet, matrix_file, tmp_path, argv):
     """hints27: `changelog rebase`/`canonicalize` name the flag of a ref that is no commit here, but
     validate, matrix, plan, preflight and `ci reuse` said only "pass a branch, tag or commit that
     exists here", with two refs given and no word of which one to fix."""
     flag = argv[argv.index("nosuch") - 1]
     if argv[0] == "ci":
         argv = [*argv, "--matrix", str(matrix_file), "--out", str(tmp_path / "rest.json"), "--run-id", "1"]
-    line = one_clear_line(sg(fleet, *argv), "git: 'nosuch' is not a commit in ")
+    line = one_clear_line(sg(example_fleet, *argv), "git: 'nosuch' is not a commit in ")
     assert line.endswith(f"; pass {flag} with a branch, tag or commit that exists here (fetch it first in CI)"), line
 
 
-def test_validate_staged_with_head_ref_is_a_usage_error(fleet):
-    assert sg(fleet, "validate", "--staged", "--head-ref", "HEAD").returncode == 2
+def test_validate_staged_with_head_ref_is_a_usage_error(example_fleet):
+    assert sg(example_fleet, "validate", "--staged", "--head-ref", "HEAD").returncode == 2
 
 
-def test_exit_codes_bad_input_is_1_fail_on_is_3(fleet, tmp_path):
-    assert sg(fleet, "matrix", "--base-ref", "HEAD~1", "--head-ref", "nosuchref").returncode == 1
+def test_exit_codes_bad_input_is_1_fail_on_is_3(example_fleet, tmp_path):
+    assert sg(example_fleet, "matrix", "--base-ref", "HEAD~1", "--head-ref", "nosuchref").returncode == 1
     repo = tmp_path / "r"
     repo.mkdir()
     example.build_repo(str(repo))
@@ -378,8 +370,8 @@ def test_gate_refuses_a_whitespace_only_description(tmp_path):
     assert "perf-changelog.yaml:45:7: description[0]" in proc.stderr and "visible text" in proc.stderr
 
 
-def test_matrix_with_a_changelog_file_that_does_not_exist(fleet):
-    line = one_clear_line(sg(fleet, "matrix", *REFS, "--changelog-file", "nosuch.yaml"), "nosuch.yaml: not a file at ")
+def test_matrix_with_a_changelog_file_that_does_not_exist(example_fleet):
+    line = one_clear_line(sg(example_fleet, "matrix", *REFS, "--changelog-file", "nosuch.yaml"), "nosuch.yaml: not a file at ")
     assert line.count("nosuch.yaml") == 1, line  # msgs27: "nosuch.yaml: nosuch.yaml is not a file at ..."
 
 
@@ -423,10 +415,10 @@ def test_validate_names_a_commit_by_the_short_form_matrix_and_plan_use(tmp_path)
      "nosuch.yaml: not a file at the base or in the working tree; "),
     (["full-sweep", "--config-files", "nosuch.yaml"], "nosuch.yaml: does not exist; "),
 ])
-def test_a_file_that_is_not_there_is_named_once(fleet, argv, said):
+def test_a_file_that_is_not_there_is_named_once(example_fleet, argv, said):
     """New-user review (msgs27): the missing file was named twice, as the line's place and again
     in its message ("nosuch.yaml: nosuch.yaml is not a file at ..."); every such line names it once."""
-    line = one_clear_line(sg(fleet, *argv), said)
+    line = one_clear_line(sg(example_fleet, *argv), said)
     assert line.startswith(said) and line.count("nosuch.yaml") == 1, line
 
 
@@ -526,8 +518,8 @@ def test_absurd_integers_are_refused_at_their_line(tmp_path, old, new, needle):
 # --------------------------------------------------------------------------- item 10: terminal
 
 
-def test_matrix_pretty_is_the_same_json_indented(fleet):
-    plain, pretty = sg(fleet, "matrix", *REFS), sg(fleet, "matrix", *REFS, "--pretty")
+def test_matrix_pretty_is_the_same_json_indented(example_fleet):
+    plain, pretty = sg(example_fleet, "matrix", *REFS), sg(example_fleet, "matrix", *REFS, "--pretty")
     assert pretty.returncode == 0 and json.loads(pretty.stdout) == json.loads(plain.stdout)
     assert pretty.stdout.count("\n") > 10 and plain.stdout.count("\n") == 1
 
@@ -591,11 +583,11 @@ def test_a_single_node_point_wider_than_the_node_is_refused_at_its_line(tmp_path
     assert line.startswith(f"configs/nvidia-master.yaml:{number}:"), line
 
 
-def test_a_row_whose_dram_budget_is_above_the_hosts_dram_is_refused(fleet, tmp_path):
-    row = _seed_row(fleet)
+def test_a_row_whose_dram_budget_is_above_the_hosts_dram_is_refused(example_fleet, tmp_path):
+    row = _seed_row(example_fleet)
     assert 0 < row["total-cpu-dram-gb"] <= 3108  # cluster:b300-nv: 2,964,436 MiB = 3,108 GB
     (tmp_path / "row.json").write_text(json.dumps({**row, "total-cpu-dram-gb": 3109}))
-    proc = sg(fleet, "rehearse", "--row-json", str(tmp_path / "row.json"), "--work-dir", str(tmp_path / "w"))
+    proc = sg(example_fleet, "rehearse", "--row-json", str(tmp_path / "row.json"), "--work-dir", str(tmp_path / "w"))
     one_clear_line(proc, "row.json", "total-cpu-dram-gb=3109", "3108 GB", "cluster:b300-nv")
     assert not (tmp_path / "w").exists()
 

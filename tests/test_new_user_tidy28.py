@@ -15,8 +15,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 
-from sweepgate.commands import example  # noqa: E402
-
 
 def sweepgate(cwd: Path, *argv: str, **env: str) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items()
@@ -43,21 +41,14 @@ def test_collect_without_job_results_says_so_instead_of_an_empty_table(tmp_path,
     assert counted.returncode == 0 and "| skipped | 1 |" in counted.stdout and "No job results" not in counted.stdout
 
 
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
-
-
 def summary(text: str) -> list[str]:
     """The plan's summary: its lines before the blank line above the matrix rows."""
     return text.split("\n\n", 1)[0].splitlines()
 
 
-def test_plan_wraps_its_summary_at_columns(fleet):
-    wide = sweepgate(fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
-    narrow = sweepgate(fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", COLUMNS="60")
+def test_plan_wraps_its_summary_at_columns(example_fleet):
+    wide = sweepgate(example_fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    narrow = sweepgate(example_fleet, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", COLUMNS="60")
     assert wide.returncode == narrow.returncode == 0, wide.stderr + narrow.stderr
     whole, lines = summary(wide.stdout), summary(narrow.stdout)
     assert whole[0].startswith("plan: 6 benchmark jobs") and len(whole[0]) > 60, whole

@@ -82,29 +82,22 @@ def on_a_terminal(cwd: Path, *args: str, columns: int | None = None, returncode:
     return out.decode(errors="replace")
 
 
-@pytest.fixture(scope="module")
-def fleet(tmp_path_factory) -> Path:
-    repo = tmp_path_factory.mktemp("fleet")
-    example.build_repo(str(repo))
-    return repo
-
-
 @pytest.mark.parametrize("args", [["plan", *REFS], ["example"]])
-def test_tables_are_coloured_on_a_terminal_and_plain_when_piped_or_no_color(fleet, args):
-    pipe = piped(fleet, *args)
+def test_tables_are_coloured_on_a_terminal_and_plain_when_piped_or_no_color(example_fleet, args):
+    pipe = piped(example_fleet, *args)
     assert pipe.returncode == 0, pipe.stderr
     assert ESCAPE not in pipe.stdout and ESCAPE not in pipe.stderr
     assert re.search(r"exp-name\s+runner\s+tp", pipe.stdout), pipe.stdout
-    tty = on_a_terminal(fleet, *args)
+    tty = on_a_terminal(example_fleet, *args)
     assert COLOUR.search(tty), tty[:1500]
     assert re.search(r"exp-name.*runner", tty)
-    no_color = on_a_terminal(fleet, *args, NO_COLOR="1")
+    no_color = on_a_terminal(example_fleet, *args, NO_COLOR="1")
     assert not COLOUR.search(no_color), no_color[:1500]
     assert re.search(r"exp-name.*runner", no_color)
 
 
-def test_plan_text_mode_prints_a_table_of_the_rows(fleet):
-    proc = piped(fleet, "plan", *REFS)
+def test_plan_text_mode_prints_a_table_of_the_rows(example_fleet):
+    proc = piped(example_fleet, "plan", *REFS)
     assert proc.returncode == 0, proc.stderr
     assert "7 matrix rows" in proc.stdout
     rows = [line for line in proc.stdout.splitlines() if "kimik3_tp8_conc" in line]
@@ -131,20 +124,20 @@ def test_console_styles_only_terminals_and_honours_no_color(monkeypatch, stream,
     assert bool(COLOUR.search(stream.getvalue())) is coloured, repr(stream.getvalue())
 
 
-def test_rehearse_reports_its_steps_and_commands_on_stderr_only(fleet, tmp_path):
+def test_rehearse_reports_its_steps_and_commands_on_stderr_only(example_fleet, tmp_path):
     seed = example.SEED_KEY
-    rows = piped(fleet, "test-config", "--config-keys", seed)
+    rows = piped(example_fleet, "test-config", "--config-keys", seed)
     import json
 
     row = json.loads(rows.stdout)[0]
-    proc = piped(fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
+    proc = piped(example_fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
                  str(row["conc"]), "--work-dir", str(tmp_path / "w"))
     assert proc.returncode == 0, proc.stderr
     for needle in ("step 1/3", "step 2/3: running benchmarks/single_node/agentic/", "step 3/3",
                    "$ lmcache server", "$ vllm serve", "$ aiperf profile"):
         assert needle in proc.stderr, proc.stderr
     assert "$ " not in proc.stdout and "step " not in proc.stdout and ESCAPE not in proc.stderr
-    tty = on_a_terminal(fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
+    tty = on_a_terminal(example_fleet, "rehearse", "--config-keys", seed, "--exp-name", row["exp-name"], "--conc",
                         str(row["conc"]), "--work-dir", str(tmp_path / "t"))
     assert "rehearse: OK" in tty and ESCAPE in tty  # the live status line
 
