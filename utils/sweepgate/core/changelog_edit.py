@@ -40,6 +40,14 @@ def _fail(path: str, line: int, rule: str, message: str, hint: str = "") -> Swee
     return SweepgateError(Diagnostic(path, line, 0, rule, message, hint))
 
 
+def _no_repository() -> SweepgateError:
+    """No --repository, and the changelog's pr-links name none either (``prlinks.resolve_repository``)."""
+    from sweepgate.core.github import PASS_REPOSITORY
+    from sweepgate.core.prlinks import PR_LINK
+
+    return _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to", PASS_REPOSITORY)
+
+
 # --------------------------------------------------------------------------- reading
 
 def separator_for(existing: bytes) -> bytes:
@@ -363,7 +371,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs,
     ``committing`` is called right before the file is renamed into place (``atomic_write``)."""
     from sweepgate.core.history import split_lines
-    from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     edit = Edit()
     existing = _worktree_bytes(git, path)
@@ -373,8 +381,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     _refuse_unparsable(kept, history, path, warn)
     repo = resolve_repository(repository, existing)
     if not repo:
-        raise _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to",
-                    "pass --repository OWNER/NAME")
+        raise _no_repository()
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
     if blank:
         raise _fail("--description", 0, F.SCHEMA_CHANGELOG_RULE,  # what the schema says of such an entry
@@ -490,7 +497,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
                  committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
     from sweepgate.core.history import split_lines
-    from sweepgate.core.prlinks import PR_LINK, canonical_link, resolve_repository
+    from sweepgate.core.prlinks import canonical_link, resolve_repository
 
     upstream = base or _default_upstream(git)
     mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: existing_upstream(git)))
@@ -500,8 +507,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", lambda: conflict_fix(git, path))
     repo = resolve_repository(repository, base_bytes or source)
     if not repo:
-        raise _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to",
-                    "pass --repository OWNER/NAME")
+        raise _no_repository()
     link = canonical_link(repo, pr_number).encode()
     lines = source[len(base_bytes):].split(b"\n")
     first = len(split_lines(base_bytes)) + (0 if not base_bytes or base_bytes.endswith(b"\n") else -1)

@@ -29,6 +29,12 @@ RUN_ID_VARIABLE = "GITHUB_RUN_ID"          # the workflow run's id: its page is 
 OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
 REPOSITORY_HINT = "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
+PASS_REPOSITORY = "pass --repository OWNER/NAME"
+
+
+def not_owner_name(repository: str) -> str:
+    """The refusal of a repository that is not named OWNER/NAME (OWNER_NAME)."""
+    return f"repository '{repository}' is not OWNER/NAME"
 API_URL_HINT = (f"check --github-api-url / GITHUB_API_URL: the REST API base, {DEFAULT_API_URL} "
                 "or https://HOST/api/v3 for GitHub Enterprise")
 # Every request's bounds (core.github_retry): no command waits on the API for more than about two minutes.
@@ -138,7 +144,7 @@ def credentials_problem(command: str, tok: str | None, repo: str | None, *, need
         needs.append("GITHUB_TOKEN"), whats.append("GITHUB_TOKEN is not set"), fixes.append(TOKEN_HINT)
     if not repo_ok:
         needs.append("--repository"), fixes.append(REPOSITORY_HINT)
-        whats.append(f"repository '{repo}' is not OWNER/NAME" if repo else "no repository given")
+        whats.append(not_owner_name(repo) if repo else "no repository given")
     message = f"{needed_by + ' ' if needed_by else ''}needs {' and '.join(needs)}: {' and '.join(whats)}"
     hint = " and ".join(fixes) + (f", or {alternative}" if alternative else "")
     return Diagnostic(command, 0, 0, rule, message, hint)
@@ -212,7 +218,7 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
     Returns ("created" | "updated", comment id). The body always carries the marker.
     """
     if not OWNER_NAME.fullmatch(repository):
-        raise _fail(f"repository '{repository}' is not OWNER/NAME", "pass --repository OWNER/NAME")
+        raise _fail(not_owner_name(repository), PASS_REPOSITORY)
     if marker not in body:
         body = f"{marker}\n{body}"
     if len(body) > COMMENT_MAX_CHARS:

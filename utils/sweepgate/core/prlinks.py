@@ -31,7 +31,7 @@ def resolve_repository(explicit: str | None, history: bytes) -> str | None:
             given = bool(explicit and explicit.strip())
             raise SweepgateError(Diagnostic(
                 "--repository" if given else f"${github.REPOSITORY_VARIABLE}", 0, 0, PR_LINK,
-                f"repository '{candidate}' is not OWNER/NAME",
+                github.not_owner_name(candidate),
                 "pass e.g. --repository SemiAnalysisAI/InferenceX" if given else
                 "set it to OWNER/NAME, or pass --repository OWNER/NAME (e.g. SemiAnalysisAI/InferenceX)"))
         return candidate
