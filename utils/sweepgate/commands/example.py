@@ -153,7 +153,7 @@ def rehearse_matrix(tmp: str, head: str, matrix: dict, say) -> list:
     keys = matrix_row_keys(tmp, matrix, rows)
     done = []
     for i, (row, key) in enumerate(zip(rows, keys), 1):
-        work = Path(tmp, ".sweepgate", "rehearsals", f"row-{i}")
+        work = Path(tmp, F.OWN_DIR, "rehearsals", f"row-{i}")
         job = {"run_id": RUN_ID, "config_key": key, "ref": RUN_REF, "commit": head}
         result = rehearse_row(Path(tmp), row, work, duration=AGENTIC_DURATION_S, timeout=ROW_TIMEOUT_S, job=job)
         verdict = "ok" if not result.problems else "FAILED: " + "; ".join(result.problems)

@@ -159,6 +159,7 @@ TOPOLOGY_RULE = "topology-fits-node"
 # the title of a step summary that could not be written
 STEP_SUMMARY_RULE = "step-summary"
 CHANGELOG_FILE = "perf-changelog.yaml"
+OWN_DIR = ".sweepgate"  # sweepgate's own folder at a repository's top: the results store, an example's rehearsals
 SCHEMA_DIR = "configs/schema"
 BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
 # The parts benchmark_lib.sh sources, in its order; a change to any of them is a change

@@ -52,15 +52,25 @@ def no_dangling_link(out: Path, flag: str) -> None:
         raise fail(trouble.link, 0, f"is {trouble.said}{where}", f"{trouble.folder_fix}, or pass another {flag} DIR")
 
 
+def _nearest(path: Path) -> Path:
+    """The nearest of ``path`` and the folders above it that is there (at the last, the root or ".")."""
+    return next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor or "."))
+
+
+def _make_a_folder_in(existing: Path) -> None:
+    """Make a folder in ``existing`` and remove it; OSError when it takes none (permission bits do not tell)."""
+    os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+
+
 def why_not_creatable(path: Path) -> str | None:
     """Why ``mkdir -p path`` would fail, said after "cannot be created": the nearest path that is
     there is a file, or a folder that takes no new folder from this process (a folder is made and removed there, as
     permission bits do not tell: root, /proc, read-only mounts); None when it would work."""
-    existing = next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor or "."))
+    existing = _nearest(path)
     if not existing.is_dir():
         return f"under {existing}, a file"
     try:
-        os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+        _make_a_folder_in(existing)
     except OSError as exc:
         reason = "it takes no new folders" if exc.errno == errno.ENOENT else exc.strerror  # /proc says ENOENT
         return f"in {existing} ({reason})"
@@ -72,12 +82,12 @@ def creatable_dir(path: str, flag: str) -> None:
     made (and removed) where it would go, as permission bits do not tell (root, /proc, read-only mounts)."""
     target = Path(path)
     no_dangling_link(target, flag)
-    existing = next(p for p in (target, *target.parents) if p.exists() or p == Path(p.anchor or "."))
+    existing = _nearest(target)
     if not existing.is_dir():
         where = "is a file" if existing == target else f"cannot be created: {existing} is a file"
         raise fail(path, 0, f"{flag}: {where}", f"pass {flag} DIR, a folder or a path under one")
     try:
-        os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+        _make_a_folder_in(existing)
     except OSError as exc:
         what = "is not writable" if existing == target else f"cannot be created in {existing}"
         raise fail(path, 0, f"{flag}: {what} ({exc.strerror})",

@@ -38,6 +38,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
+from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, link_trouble, os_reason
 from sweepgate.core.jobfile import JOB
 from sweepgate.results import labels
@@ -48,7 +49,7 @@ PG_SCHEME = "postgresql+psycopg"  # PostgreSQL through psycopg 3, the driver ins
 IMMUTABLE_RULE = "results-immutable"  # the title of a stored result a new one would change
 SAME_BYTES_RULE = "same-bytes"  # the title of a result file that repeats one stored or ingested already
 STORE_RULE = "results-store"  # the title of a store that cannot be opened, read or written
-DEFAULT_DIR = ".sweepgate"
+DEFAULT_DIR = F.OWN_DIR
 DEFAULT_FILE = "results.db"
 KEY = (R.RUN_ID, R.ATTEMPT, R.RESULT_FILENAME)
 # Typed columns: identity and provenance (strings / integers) and the main metrics.
