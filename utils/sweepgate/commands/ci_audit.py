@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sweepgate.core import fields as F
-from sweepgate.core.github import UNEXPECTED_SHAPE, NotGitHubJSON, add_repository_options, json_object
+from sweepgate.core.github import PER_PAGE, UNEXPECTED_SHAPE, NotGitHubJSON, add_repository_options, json_object
 from sweepgate.core.placement import runners_at
 from sweepgate.workflow.audit import HIGH, MAIN, Environment, Snapshot, allowed_workflows, audit, notes
 
@@ -22,7 +22,6 @@ HINT = ("the token needs read access to Administration and Actions of the reposi
 ORG_HINT = ("runner groups need organization admin rights: a classic token with 'admin:org' (read:org is "
             "not enough), or a fine-grained token with the organization permission 'Self-hosted runners' "
             "(read); or run the audit as an organization owner")
-PER_PAGE = 100  # GitHub's maximum page size for these list endpoints
 
 
 def _get(requester, url: str, *, missing=None, parameters: dict | None = None):

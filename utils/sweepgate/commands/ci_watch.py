@@ -14,11 +14,10 @@ import time
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail
-from sweepgate.core.github import NotGitHubJSON, json_object, add_repository_options
+from sweepgate.core.github import PER_PAGE, NotGitHubJSON, add_repository_options, json_object
 from sweepgate.workflow.watch import CANCEL, DONE, judge
 
 HINT = "the token needs 'actions: write' (cancel) and 'actions: read' (jobs); check --repository"
-PER_PAGE = 100
 
 
 def _jobs(requester, repository: str, run_id: str, attempt: str) -> list[dict]:

@@ -390,6 +390,7 @@ def connect(token: str, base_url: str | None = None, *, resend_posts: bool = Tru
     return _client(token, base_url, resend_posts)
 
 
+PER_PAGE = 100  # GitHub's largest page of a list endpoint (runs' jobs, secrets, runner groups, ...)
 UNEXPECTED_SHAPE = "JSON of an unexpected shape"  # what an answer is that is JSON, but not of the shape asked for
 
 
