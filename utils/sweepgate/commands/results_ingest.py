@@ -260,6 +260,7 @@ def _only_companions(args, files: list, outcome) -> list:
     --allow-empty; each such folder on its own, beside others that hold results, as ``ingest.walk``
     refuses an empty one."""
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.results.ingest import NO_RESULTS_FIX
 
     if args.allow_empty:
         return []
@@ -271,7 +272,7 @@ def _only_companions(args, files: list, outcome) -> list:
         if mine and all(Path(f).resolve() in beside for f in mine):
             kinds = dict.fromkeys(beside[Path(f).resolve()].WHAT for f in mine)  # in the order met
             out.append(Diagnostic(given, 0, 0, "no-results", "no result files in this folder, only files that go "
-                                  f"with one ({'; '.join(kinds)})", "pass the folder the job outputs were downloaded into"))
+                                  f"with one ({'; '.join(kinds)})", NO_RESULTS_FIX))
     return out
 
 

@@ -47,6 +47,7 @@ from sweepgate.results.store import SAME_BYTES_RULE, Copied, Immutable, SameByte
 
 WALKED_SUFFIXES = (".json", ".jsonl", ".csv")
 OUTPUT_SUFFIXES = (".json", ".jsonl", ".csv")
+NO_RESULTS_FIX = "pass the folder the job outputs were downloaded into"  # of a folder that holds no result file
 UNREADABLE_RULE = "unreadable-entry"  # the title of a path named or walked that cannot be read as a file
 
 
@@ -917,8 +918,7 @@ def _no_results_in(given: str, path: Path, packed: dict[Path, Packed]) -> Sweepg
     packed = [(found, kind) for kind in jsonio.KINDS if kind.kind in (jsonio.ARCHIVE, jsonio.COMPRESSED)
               if (found := held(kind))]
     if not packed:
-        return fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder",
-                    "pass the folder the job outputs were downloaded into")
+        return fail(given, 0, "no result files (.json, .jsonl, .csv) in this folder", NO_RESULTS_FIX)
 
     def noun(kind: jsonio.Kind) -> str:
         return kind.called if kind.kind == jsonio.ARCHIVE else f"{kind.called} result file"
