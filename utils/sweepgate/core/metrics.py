@@ -28,7 +28,7 @@ ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
 # SGLang's accept_length, vLLM's spec_decode_acceptance_length. A drop is a draft that stopped
 # guessing well, which TPOT shows only mixed with everything else.
 ACCEPT_LENGTH = "accept_length"                  # tokens/step
-LATENCIES = ("ttft", "tpot", "itl", "e2el")
+TTFT, TPOT, ITL, E2EL = LATENCIES = ("ttft", "tpot", "itl", "e2el")
 # Every statistic of a latency a record keeps, each as its clients write it (vLLM's ``std_ttft_ms``,
 # ``p25_ttft_ms``, ``p99.9_ttft_ms``; an AIPerf metric object's ``std``, ``p25``, ``p75``). The 99.9th
 # percentile is spelt ``p99_9``: a metric name is a JSON key, a store column's name and a dotted path
@@ -94,9 +94,9 @@ LATENCY_METRICS = tuple(latency_name(lat, st) for lat in LATENCIES for st in STA
 COMPARED_METRICS = (
     OUTPUT_TPUT_PER_GPU,
     INTERACTIVITY,
-    latency_name("ttft", "p50"),
-    latency_name("tpot", "p50"),
-    latency_name("e2el", "p50"),
+    latency_name(TTFT, "p50"),
+    latency_name(TPOT, "p50"),
+    latency_name(E2EL, "p50"),
     ACCEPT_LENGTH,  # a speculative-decoding point's only: a draft that guesses worse, before TPOT shows it
     SUCCESS_RATE,
 )

@@ -78,7 +78,7 @@ def tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
 def interactivity(metrics: dict) -> float | None:
     """Tokens per second one user sees: 1000 / median (p50) TPOT in ms; none from a TPOT of 0 or a hair below
     it (``plausible.TIMER_SLACK_MS``: responses that came in one piece)."""
-    tpot = metrics.get(R.latency_name("tpot", "p50"))
+    tpot = metrics.get(R.latency_name(R.TPOT, "p50"))
     return 1000.0 / tpot if tpot is not None and tpot > 0 else None
 
 
@@ -148,7 +148,7 @@ def energy_per_output_token_j(energy_j: float | None, metrics: dict) -> float | 
 
 
 # Per-token latencies: none exist for a request that produced a single token
-PER_TOKEN = ("tpot", "itl")
+PER_TOKEN = (R.TPOT, R.ITL)
 
 
 def _latency_of(name: str) -> str | None:
@@ -188,7 +188,7 @@ def is_failed_run(metrics: dict, evals: list) -> bool:
 SOURCES = {R.OUTPUT_TPUT_PER_GPU: (R.OUTPUT_THROUGHPUT,),
            R.INPUT_TPUT_PER_GPU: (R.INPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT, R.OUTPUT_THROUGHPUT),
            R.TPUT_PER_GPU: (R.TOTAL_TOKEN_THROUGHPUT, R.INPUT_THROUGHPUT, R.OUTPUT_THROUGHPUT),
-           R.INTERACTIVITY: (R.latency_name("tpot", "p50"),),
+           R.INTERACTIVITY: (R.latency_name(R.TPOT, "p50"),),
            R.SUCCESS_RATE: (R.COMPLETED, R.FAILED),
            R.ENERGY_PER_OUTPUT_TOKEN_J: (R.TOTAL_OUTPUT_TOKENS, R.OUTPUT_THROUGHPUT, R.DURATION_S)}
 

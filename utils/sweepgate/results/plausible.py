@@ -34,8 +34,8 @@ ROUNDING = 1e-9
 RATE_SLACK = 0.05
 RATE_DIGITS = 0.005
 # The latencies that are a part of a request, each warned of when above the whole request's (E2E).
-PARTS = ("ttft", "tpot", "itl")
-WHOLE = "e2el"
+PARTS = (R.TTFT, R.TPOT, R.ITL)
+WHOLE = R.E2EL
 # How far a client's timers can put a part of a request past the whole of it: SGLang's bench_serving reads a
 # response's clock before it parses the chunk that holds its first token, so a response that came in one
 # piece has its TTFT a hair past its end (0.02 to 0.07 ms at the median in a 2024 fork's consoles) and its
@@ -44,7 +44,7 @@ WHOLE = "e2el"
 TIMER_SLACK_MS = 1.0
 # The latencies that are a difference of two of a request's times (its end's and its first token's, two
 # tokens'), which those timers can put below 0.
-DIFFERENCES = ("tpot", "itl")
+DIFFERENCES = (R.TPOT, R.ITL)
 NEGATIVE_RULE = "latency-below-zero"
 
 # The figures a client's rates are computed from where it writes none (``vllm.rates_from_counts``): one beyond

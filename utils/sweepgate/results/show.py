@@ -17,8 +17,8 @@ COLUMNS = (  # header, record field or metric; a metric's figure is written as c
     ("config key", R.CONFIG_KEY), ("model", R.MODEL), ("hw", R.HARDWARE), ("conc", R.CONC), ("rate", R.REQUEST_RATE),
     ("isl/osl", None), ("recipe", R.TOPOLOGY), ("status", R.STATUS),
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU), ("output tok/s", R.OUTPUT_THROUGHPUT), ("tok/s/user", R.INTERACTIVITY),
-    ("TTFT p50 ms", R.latency_name("ttft", "p50")), ("TPOT p50 ms", R.latency_name("tpot", "p50")),
-    ("E2EL p50 ms", R.latency_name("e2el", "p50")),
+    ("TTFT p50 ms", R.latency_name(R.TTFT, "p50")), ("TPOT p50 ms", R.latency_name(R.TPOT, "p50")),
+    ("E2EL p50 ms", R.latency_name(R.E2EL, "p50")),
     ("accept len", R.ACCEPT_LENGTH),  # speculative decoding's tokens per step, where a run has it
     ("success", R.SUCCESS_RATE),
     ("eval", R.EVALS),
@@ -30,7 +30,7 @@ UNITS_UNNAMED = (R.OUTPUT_TPUT_PER_GPU, R.INTERACTIVITY)
 # What each of those is, in words: the charts' axis labels, and under `results show`'s table, whose columns are
 # headed by their units alone (``columns_line``); interactivity also by what it is computed from (derive.py).
 METRIC_WORDS = {R.OUTPUT_TPUT_PER_GPU: "output throughput per GPU", R.INTERACTIVITY: "interactivity"}
-COMPUTED_FROM = {R.INTERACTIVITY: ("1000 / ", R.latency_name("tpot", "p50"))}
+COMPUTED_FROM = {R.INTERACTIVITY: ("1000 / ", R.latency_name(R.TPOT, "p50"))}
 COLUMNS_HEAD = "Columns:"
 # A figure's cell where the line's output stated nothing it is computed from (``derive.why_none``), the reason
 # under the table (``unstated_lines``): a blank cell said nothing of why (new user s41l: GenAI-Perf's success).

@@ -61,7 +61,7 @@ INTEGER_FIELDS = (R.ISL, R.OSL, R.CONC, R.GPUS)
 METRIC_FIELDS = (R.OUTPUT_TPUT_PER_GPU, R.INPUT_TPUT_PER_GPU, R.TPUT_PER_GPU, R.INTERACTIVITY, R.SUCCESS_RATE,
                  R.REQUEST_THROUGHPUT, R.OUTPUT_THROUGHPUT, R.TOTAL_TOKEN_THROUGHPUT,
                  *(R.latency_name(lat, "p50") for lat in R.LATENCIES),
-                 R.latency_name("ttft", "p99"), R.latency_name("tpot", "p99"), R.latency_name("e2el", "p99"),
+                 R.latency_name(R.TTFT, "p99"), R.latency_name(R.TPOT, "p99"), R.latency_name(R.E2EL, "p99"),
                  R.ENERGY_PER_OUTPUT_TOKEN_J)
 INGESTED_AT = "ingested_at"
 MIGRATION_LOCK = 0x73776770_72657331  # PostgreSQL advisory-lock key of schema migrations

@@ -21,10 +21,10 @@ from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, c
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
-    "time_to_first_token": "ttft",
-    "inter_token_latency": "tpot",
-    "inter_chunk_latency": "itl",
-    "request_latency": "e2el",
+    "time_to_first_token": R.TTFT,
+    "inter_token_latency": R.TPOT,
+    "inter_chunk_latency": R.ITL,
+    "request_latency": R.E2EL,
 }
 # A metric object's stat -> the record's (R.STATS): a value here that is no measurement refuses the export,
 # as it always has. Its min, max, p1, p5, p10 (and any other percentile) are named by R.stat_name
@@ -413,7 +413,7 @@ def averages(doc: dict, m: Measurement, path: str = "") -> None:
     mean = lengths.get("avg") if isinstance(lengths, dict) else None
     if isinstance(mean, (int, float)) and not isinstance(mean, bool) and math.isfinite(mean) and mean > 0:
         m.averaged[INPUT_MEAN], m.keys[INPUT_MEAN] = mean, f"{INPUT_LENGTHS}.avg"
-    rate, latency = m.metrics.get(R.REQUEST_THROUGHPUT), m.metrics.get(R.latency_name("e2el", "mean"))
+    rate, latency = m.metrics.get(R.REQUEST_THROUGHPUT), m.metrics.get(R.latency_name(R.E2EL, "mean"))
     if rate and latency and not _scheduled(_input_config(doc), path):
         m.averaged[IN_FLIGHT], m.keys[IN_FLIGHT] = rate * latency / 1000, m.keys.get(R.REQUEST_THROUGHPUT)
 
@@ -450,7 +450,7 @@ def _untagged(records: dict) -> dict:
     return {TAGS.get(tag, tag): obj for tag, obj in records.items()}
 
 
-STREAMED = ("ttft", "tpot", "itl")  # what only a streamed response times
+STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
 
 
 def _unstreamed(doc: dict, m: Measurement) -> None:

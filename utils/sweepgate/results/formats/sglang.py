@@ -16,7 +16,7 @@ from sweepgate.results.formats import vllm
 from sweepgate.results.measurement import Measurement, edited_or_unsupported, number, outputs_short, random_lengths
 from sweepgate.results.normalize import hub_id
 
-NAMES = {**vllm.LATENCIES, "e2e_latency": "e2el"}
+NAMES = {**vllm.LATENCIES, "e2e_latency": R.E2EL}
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
     "output_throughput": R.OUTPUT_THROUGHPUT,

@@ -27,9 +27,9 @@ from sweepgate.results.measurement import (Measurement, clock_zoned, edited_or_u
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
-LATENCIES = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2el"}
+LATENCIES = {"ttft": R.TTFT, "tpot": R.TPOT, "itl": R.ITL, "e2el": R.E2EL}
 # Forks of 2024 (before vLLM named it e2el) wrote the end-to-end request latency as *_latency_ms.
-E2EL_BEFORE_0_6 = {**LATENCIES, "latency": "e2el"}
+E2EL_BEFORE_0_6 = {**LATENCIES, "latency": R.E2EL}
 # The client's stat prefix -> the record's (R.STATS). `--metric-percentiles 25,75,99.9` adds p25, p75 and
 # p99.9 (InferenceX's fork writes p90, p99 and p99.9 by default); std_ is the standard deviation. A value
 # here that is no measurement refuses the output, as it always has.
@@ -261,13 +261,13 @@ def _from_arrays(doc: dict, metrics: dict, path: str, line: int, written: dict |
     percentiles leave it out. Every time is checked, and the first that is none is said where the file
     has it (``itls[i][j]``, its key as ``written`` has it). Returns the names it filled (``Measurement.computed``)."""
     errors, filled = doc.get("errors"), set()
-    for latency, key in (("ttft", "ttfts"), ("itl", "itls")):
+    for latency, key in ((R.TTFT, "ttfts"), (R.ITL, "itls")):
         values, name, said = doc.get(key), R.latency_name(latency, "p90"), (written or {}).get(key, key)
         if metrics.get(name) is not None or not isinstance(values, list):
             continue
         failed = errors if isinstance(errors, list) and len(errors) == len(values) else [None] * len(values)
         succeeded = list(map(operator.not_, failed))
-        if latency == "ttft":  # a time a request
+        if latency == R.TTFT:  # a time a request
             if (at := _first_not_seconds(values)) is not None:
                 _check_seconds(values[at], f"{said}[{at}]", path, line)
             kept = list(itertools.compress(values, succeeded))
