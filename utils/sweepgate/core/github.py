@@ -122,6 +122,11 @@ def repository_url() -> str | None:
     return f"{server.rstrip('/')}/{repo}"
 
 
+def run_page(web: str, run) -> str:
+    """The web page of workflow run ``run`` of the repository at ``web`` (``repository_url``)."""
+    return f"{web}/actions/runs/{run}"
+
+
 def workflow_run() -> tuple[str, str] | None:
     """(web address, id) of the GitHub Actions workflow run this runs in (ACTIONS_VARIABLE "true",
     RUN_ID_VARIABLE and ``repository_url``): the page that shows its jobs' step summaries and
@@ -129,7 +134,7 @@ def workflow_run() -> tuple[str, str] | None:
     run, web = os.environ.get(RUN_ID_VARIABLE, ""), repository_url()
     if os.environ.get(ACTIONS_VARIABLE) != "true" or not web or not (run.isascii() and run.isdigit()):
         return None
-    return f"{web}/actions/runs/{run}", run
+    return run_page(web, run), run
 
 
 def credentials_problem(command: str, tok: str | None, repo: str | None, *, needed_by: str = "",

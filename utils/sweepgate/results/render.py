@@ -348,7 +348,7 @@ def measured_note(comparison: C.Comparison) -> str | None:
     named = ", ".join(f"[`{short_sha(c)}`]({web}/commit/{c})" if web else f"`{short_sha(c)}`" for c in commits)
     run = comparison.run
     linked = web and str(run).isascii() and str(run).isdigit()  # a GitHub run id (`²` is isdigit() too)
-    run_text = f"[run {run}]({web}/actions/runs/{run})" if linked else f"run {_md_escape(str(run))}"
+    run_text = f"[run {run}]({github.run_page(web, run)})" if linked else f"run {_md_escape(str(run))}"
     return f"Measured on commit{plural} {named} ({run_text})."
 
 
