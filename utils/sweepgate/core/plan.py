@@ -21,7 +21,6 @@ import re
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.expand import empty_buckets
 from sweepgate.core.recipes import (SCRIPT_DIR, KeyDiff, RecipeSet, diff_recipes, library_copy, library_lines,
                                     load_recipes, missing_library, read_reached, scenarios_of, sourced_helpers)
 
@@ -628,6 +627,8 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
 
 
 def empty_matrix(base: str, head: str) -> dict:
+    from sweepgate.core.expand import empty_buckets
+
     return {**empty_buckets(), F.CHANGELOG_METADATA: {F.BASE_REF: base, F.HEAD_REF: head, F.ENTRIES: []}}
 
 
