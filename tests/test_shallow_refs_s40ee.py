@@ -18,8 +18,8 @@ import pytest
 from tests.test_new_user import git, one_clear_line, sg
 from sweepgate.commands import example
 
-SHALLOW_FIX = ("(fetch it first: git fetch --deepen N for history past the cut, git fetch origin BRANCH for a "
-               "branch left out; fetch-depth: 0 in actions/checkout)")
+SHALLOW_FIX = ("(fetch it first: git fetch --deepen N for history past the cut, git fetch origin "
+               "BRANCH:refs/remotes/origin/BRANCH for a branch left out; fetch-depth: 0 in actions/checkout)")
 
 
 @pytest.fixture(scope="module")

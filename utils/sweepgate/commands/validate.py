@@ -76,7 +76,8 @@ def _staged_base(git) -> str:
     if base is None and git.run("rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
         raise fail("--base-ref", 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so "
                    "there is no base to tell the changelog's history from new entries (this clone is shallow)",
-                   "fetch the default branch (git fetch origin main; fetch-depth: 0 in actions/checkout) or "
+                   "fetch the default branch and the history this clone cut off (git fetch --unshallow origin "
+                   "main:refs/remotes/origin/main; fetch-depth: 0 in actions/checkout) or "
                    "pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
     return base or unborn_base(git) or "HEAD"
 

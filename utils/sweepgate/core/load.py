@@ -98,8 +98,11 @@ ASK_BYTES = 16 * 1024
 GIT_RULE = "git"  # the title of a git command that failed or ended early
 # How a shallow clone gets what it cut off: a ref that is no commit there says it, a commit past the cut
 # (HEAD~1 in a depth-1 checkout) or a branch the checkout left out (origin/main)
-SHALLOW_FETCH = ("fetch it first: git fetch --deepen N for history past the cut, git fetch origin BRANCH for a "
-                 "branch left out; fetch-depth: 0 in actions/checkout")
+# A --depth clone fetches its own branch only (its refspec names no other): `git fetch origin BRANCH` writes
+# FETCH_HEAD alone, no origin/BRANCH, so the branch is fetched into its remote-tracking name.
+SHALLOW_FETCH = ("fetch it first: git fetch --deepen N for history past the cut, "
+                 "git fetch origin BRANCH:refs/remotes/origin/BRANCH for a branch left out; "
+                 "fetch-depth: 0 in actions/checkout")
 YAML_RULE = "yaml-syntax"  # the title of text that is not YAML
 
 
