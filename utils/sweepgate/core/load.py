@@ -218,6 +218,11 @@ class Git:
     def _not_a_commit(self, ref: str, flag: str | None = None, example: str | None = None,
                       near: str | None = None) -> SweepgateError:
         where = f"'{ref}' is not a commit in {os.path.abspath(self._root)}"
+        if self._no_commit():  # `git init`, the first commit not made: no ref names a commit, none can be fetched
+            return SweepgateError(Diagnostic(
+                "git", 0, 0, F.GIT_REF_RULE, f"{where} (this repository has no commit yet)",
+                "make the first commit (git commit), then pass its branch; sweepgate validate --staged checks "
+                "the changelog staged for it"))
         # A shallow clone ('HEAD~1', 'origin/main' past a depth-1 checkout) lacks what it never fetched: say so.
         fetch = SHALLOW_FETCH if self.shallow else "fetch it first in CI"
         cut = "this clone is shallow" if self.shallow else ""
@@ -230,6 +235,10 @@ class Git:
         return SweepgateError(Diagnostic(
             "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where,
             f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
+
+    def _no_commit(self) -> bool:
+        """Whether the repository holds no ref at all and HEAD names no commit: a new one, before its first commit."""
+        return not (self.commit_of("HEAD") or self.run("for-each-ref", "--count=1", "refs/", check=False).strip())
 
     def near_ref(self, ref: str) -> str | None:
         """The branch, remote-tracking branch or tag here whose name is nearest ``ref``, a revision that is no
