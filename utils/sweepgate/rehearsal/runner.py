@@ -1527,6 +1527,8 @@ IN_TIME = "make the script finish sooner, or pass a longer --timeout"
 ENDS_ON_TERM = ("stop what the script starts when it gets SIGTERM (start_background_process, register_cleanup_pid), "
                 "and make it finish sooner or pass a longer --timeout")
 SAYS_WHY = "its output (the last lines below, script.log in the work dir) says why"
+CRLF_FIX = ("the script has CRLF line endings (a Windows editor's), and bash reads each line's carriage return as "
+            "part of its last word: save it with LF line endings (dos2unix {})")
 STOP_WHAT_IT_STARTS = ("start background work with start_background_process (benchmark_lib.sh), which stops it "
                        "when the script ends")
 WRITE_THE_RESULT = "write the client's own output there, unchanged (CONTRACTS section 8; run_benchmark_serving does)"
@@ -1579,6 +1581,8 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     each line that started some of it, ``left_by_line``)."""
     calls, unreadable = _logged_calls(paths["log"])
     ending = ending_problem(run, timeout)
+    if ending and ending.said and _crlf(script):  # bash's words ($'\r': command not found) do not say why
+        ending = Problem(ending.replace(SAYS_WHY, CRLF_FIX.format(os.path.relpath(script))), said=True)
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
     for at, left in left_by_line(root, script, leftovers, run.subshells).items():  # found once, kept (``at``)
@@ -1598,6 +1602,14 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
         problems.extend((multinode.check_calls if multinode.is_multinode(row) else check_calls)(row, env, calls))
         problems.extend(check_eval_calls(row, calls))
     return problems
+
+
+def _crlf(script: Path) -> bool:
+    """Whether ``script`` has a CRLF line ending (unreadable: no)."""
+    try:
+        return b"\r\n" in script.read_bytes()
+    except OSError:
+        return False
 
 
 def result_problem(result_file: Path) -> str | None:
