@@ -637,6 +637,14 @@ def _named_from_here(path: str) -> str | None:
     return None if here == ".." or here.startswith("../") else here
 
 
+def _uncommitted(path: str) -> bool:
+    """Whether ``path``, from the top, which the revision read lacks, is a file of the work tree."""
+    from sweepgate.core.worktop import enclosing_top
+
+    top = enclosing_top()
+    return bool(top) and not os.path.isabs(path) and os.path.isfile(os.path.join(top, path))
+
+
 def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
         if here := _named_from_here(path):  # as repopaths says `../perf-changelog.yaml` from configs/; the
@@ -644,6 +652,10 @@ def _decode(path: str, raw: bytes | None) -> str:
             raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                             "a path is read from the repository's top folder, wherever the command "
                                             f"runs; pass {here} (that file, from the top)", in_file=False))
+        if _uncommitted(path):  # read at a ref: creating it or passing its path again would change nothing
+            raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "not in the commit read; the work tree "
+                                            "has it, uncommitted", f"commit it (git add {path}, then git commit) "
+                                            "and rerun"))
         raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                         "a path is read from the repository's top folder, wherever the "
                                         f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
