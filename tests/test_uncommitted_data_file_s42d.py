@@ -8,6 +8,8 @@ changes nothing, since the refs are read from git. It now says the work tree has
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.test_new_user import git, one_clear_line, sg
@@ -42,3 +44,30 @@ def test_a_data_file_missing_from_both_is_still_said_not_to_exist(untracked, tmp
     finally:
         (tmp_path / "runners.yaml").rename(untracked / "configs/runners.yaml")
     assert line.startswith("configs/runners.yaml: does not exist;"), line
+
+
+@pytest.fixture(scope="module")
+def new_key(tmp_path_factory):
+    """A change appending an entry for a key whose config is in a new master file, not added to the commit
+    (`git commit -a` leaves a new file out)."""
+    repo = tmp_path_factory.mktemp("new_key")
+    example.build_repo(str(repo))
+    text = (repo / "configs/nvidia-master.yaml").read_text()
+    key = re.search(r"^([a-z0-9][^:\s]*):$", text, re.M)  # the first config's block, under a new key
+    block = text[key.start():].split("\n\n", 1)[0]
+    (repo / "configs/extra-master.yaml").write_text(block.replace(key[0], "brand-new-b300-vllm:", 1) + "\n")
+    log = (repo / "perf-changelog.yaml").read_text()
+    (repo / "perf-changelog.yaml").write_text(log + "\n- config-keys:\n    - brand-new-b300-vllm\n  description:\n"
+                                              "    - \"A new recipe\"\n  pr-link: https://github.com/acme/bench/pull/XXX\n")
+    git(repo, "commit", "-q", "-am", "new key, its file left out")
+    return repo
+
+
+@pytest.mark.parametrize("command", ["validate", "matrix"])
+def test_a_key_whose_config_is_in_an_uncommitted_file_is_told_to_commit_it(new_key, command):
+    proc = sg(new_key / "configs", command, "--base-ref", "HEAD~1", "--head-ref", "HEAD")
+    lines = [x for x in proc.stderr.splitlines() if "brand-new-b300-vllm" in x]
+    assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+    assert lines[0].endswith("config key 'brand-new-b300-vllm' is not in any master config; it is defined at "
+                             "configs/extra-master.yaml:1 in the work tree, not in the commit read: commit it (git add "
+                             "configs/extra-master.yaml, then git commit) and rerun"), lines[0]

@@ -627,7 +627,7 @@ def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnost
     """HEAD's config problems and the entries' unknown config keys, so the author sees every problem
     at once (used where the matrix step would stop early)."""
     from sweepgate.core.check import check_revision
-    from sweepgate.core.select import resolve_keys
+    from sweepgate.core.select import elsewhere_hint, resolve_keys
 
     rev = _head_revision(git, head_sha, opts)
     try:
@@ -639,5 +639,5 @@ def _check_keys(git, head_sha, doc, entries, opts: GateOptions) -> list[Diagnost
         keys = entry.get(F.CONFIG_KEYS) if isinstance(entry, dict) else None
         if isinstance(keys, list) and all(isinstance(k, str) for k in keys):
             diags += resolve_keys(doc, i, keys, rev.configs,
-                                  lambda key: git.defined_at(None if head_sha == WORKTREE else head_sha, key))[1]
+                                  lambda key: elsewhere_hint(git, None if head_sha == WORKTREE else head_sha, key))[1]
     return diags

@@ -182,7 +182,7 @@ def covering_wildcard(key, keys: list) -> int | None:
 def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
                  elsewhere=None) -> tuple[list[str], list[Diagnostic]]:
     """Config keys an entry names, wildcards resolved in config order, deduplicated. ``elsewhere(key)``
-    ("path:line" of the key in a file not read as a master config, or None) explains an unknown key."""
+    (``elsewhere_hint``: where the key is defined, out of the run's reach, or None) explains an unknown key."""
     resolved: dict[str, None] = {}
     diags = []
     for k, pattern in enumerate(patterns):
@@ -199,10 +199,7 @@ def resolve_keys(doc: YamlDoc, index: int, patterns: list[str], configs: dict,
             import difflib
             close = difflib.get_close_matches(pattern, list(configs), n=3)
             hint = f"did you mean {', '.join(close)}?" if close else "add the config or fix the key"
-            if found := (elsewhere(pattern) if elsewhere else None):
-                hint = (f"it is defined at {found}, which this run does not read as a master config (it reads "
-                        f"{F.CONFIG_DIR}/*-master.yaml, or only the --config-files given): move the config "
-                        "into a file it reads, or pass that file")
+            hint = (elsewhere(pattern) if elsewhere else None) or hint
             diags.append(doc.diag((index, F.CONFIG_KEYS, k), UNKNOWN_CONFIG_KEY,
                                   f"config key '{pattern}' is not in any master config", hint))
     return list(resolved), diags
@@ -429,12 +426,26 @@ def _check_append_only_mix(doc: YamlDoc, entries: list[dict], opts: Options) -> 
 
 
 def _defined_at(git: Git, head: str, key: str) -> str | None:
-    """Git.defined_at at ``head``: a ref or commit, else (the gate's --staged/--worktree head) the working tree."""
+    """``elsewhere_hint`` at ``head``: a ref or commit, else (the gate's --staged/--worktree head) the working tree."""
     try:
         commit = git.resolve(head)
     except SweepgateError:
         commit = None
-    return git.defined_at(commit, key)
+    return elsewhere_hint(git, commit, key)
+
+
+def elsewhere_hint(git: Git, commit: str | None, key: str) -> str | None:
+    """Where an unknown config key is defined, and the fix: in a file under configs/ at ``commit`` (None: the
+    working tree) that the run does not read as a master config, or, at a commit, in the working tree alone (a
+    new file `git commit -a` left out, an edit not committed); None when it is nowhere."""
+    if found := git.defined_at(commit, key):
+        return (f"it is defined at {found}, which this run does not read as a master config (it reads "
+                f"{F.CONFIG_DIR}/*-master.yaml, or only the --config-files given): move the config into a file it "
+                "reads, or pass that file")
+    if commit and (found := git.defined_at(None, key)):
+        return (f"it is defined at {found} in the work tree, not in the commit read: commit it (git add "
+                f"{found.rsplit(':', 1)[0]}, then git commit) and rerun")
+    return None
 
 
 def _resolve_entries(doc: YamlDoc, entries: list[dict], configs: dict, elsewhere=None) -> list[tuple[dict, list[str]]]:
