@@ -999,6 +999,8 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
     measurements = [m for m in sniff.parse_text(text, str(output)) if m.line not in left_out]
     beside = _csv_completion(output, measurements)  # placed in the JSON export it is of
     job, name = _job(output, read, given)
+    if job.row:
+        beside += _csv_twin_agreement(output, measurements, job)
     found: list = []  # (warning, the line of the measurement it is of)
     found.extend((d, m.line) for m in measurements for check in (normalize.short_outputs, normalize.unfilled_cap)
                  if (d := check(m, str(output))))
@@ -1057,6 +1059,36 @@ def _csv_completion(output: Path, measurements: list[Measurement]) -> list[Diagn
               for rule, message, hint in said]
     jsonio.place(placed, read[at].decode("utf-8-sig"), str(at))
     return placed
+
+
+def _csv_twin_agreement(output: Path, measurements: list[Measurement], job) -> list[Diagnostic]:
+    """An AIPerf or GenAI-Perf CSV export states no concurrency, lengths or model; the JSON export of its name
+    beside it does, and is held to the job's row as it is when named itself: refused at that export's key
+    (``normalize.check_agreement``), or warned of there (``normalize.model_mismatch``), naming the CSV (s42d: a
+    conc-16 run's CSV under a conc-32 row of another model was stored at conc 32, silently). A JSON export that
+    cannot be read as one is left alone: the CSV is read as before."""
+    if len(measurements) != 1 or measurements[0].source_format not in aiperf_csv.CSV_FORMATS:
+        return []
+    twin, read = output.with_suffix(".json"), {}
+    export = _document(twin, read)
+    if not (isinstance(export, dict) and aiperf.detect(export)):
+        return []
+    try:
+        stated = aiperf.parse(export, str(twin), 0)
+    except SweepgateError:
+        return []
+    said: list[Diagnostic] = []
+    try:
+        normalize.check_agreement(stated, job.row, str(twin), job.source or "--row")
+        said = [d for d in [normalize.model_mismatch(stated, job.row, str(twin), job.source or "--row")] if d]
+    except SweepgateError as exc:
+        said = exc.diagnostics
+        raise
+    finally:
+        for d in said:
+            d.message += f": its CSV export {output}"
+        jsonio.place(said, read[twin].decode("utf-8-sig"), str(twin))
+    return said
 
 
 def _unreadable(exc: SweepgateError, output: Path) -> bool:
