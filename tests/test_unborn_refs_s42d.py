@@ -27,17 +27,14 @@ def unborn(tmp_path_factory):
     return repo
 
 
-@pytest.mark.parametrize("argv, typed", [
-    (["validate", "--base-ref", "main", "--head-ref", "HEAD"], "main"),
-    (["matrix", "--base-ref", "HEAD", "--head-ref", "HEAD"], "HEAD"),
-    (["plan", "--base-ref", "main", "--head-ref", "main"], "main"),
-])
-def test_a_ref_of_a_repository_with_no_commit_says_so(unborn, argv, typed):
-    line = one_clear_line(sg(unborn / "configs", *argv), f"git: '{typed}' is not a commit in ")
-    assert "(this repository has no commit yet)" in line, line
-    assert "fetch it first" not in line and line.endswith(
-        "; make the first commit (git commit), then pass its branch; sweepgate validate --staged checks "
-        "the changelog staged for it"), line
+def test_a_ref_of_a_repository_with_no_commit_says_so(unborn):
+    """Each command that reads refs, the unborn branch's name and HEAD alike."""
+    for command, base, head in (("validate", "main", "HEAD"), ("matrix", "HEAD", "HEAD"), ("plan", "main", "main")):
+        proc = sg(unborn / "configs", command, "--base-ref", base, "--head-ref", head)
+        line = one_clear_line(proc, f"git: '{base}' is not a commit in ", "(this repository has no commit yet)")
+        assert "fetch it first" not in line and line.endswith(
+            "; make the first commit (git commit), then pass its branch; sweepgate validate --staged checks "
+            "the changelog staged for it"), line
 
 
 def test_a_mistyped_branch_in_a_repository_with_commits_is_not_told_so(unborn, tmp_path):
