@@ -364,6 +364,14 @@ def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
 DESCRIPTION_FIX = 'say what changed, e.g. --description "Rerun after the driver update"'
 
 
+def _origin_repository(git) -> str | None:
+    """OWNER/NAME of a github.com ``origin``: where the PR is opened when no pr-link says (a first entry)."""
+    from sweepgate.core.github import remote_repository
+
+    url = git.run("remote", "get-url", "origin", check=False).decode("utf-8", "replace")
+    return remote_repository(url) if url.strip() else None
+
+
 def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
               repository: str | None = None, warn: Callable[[str], None] = lambda message: None,
@@ -379,7 +387,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     history = _history(git, path)
     kept = without_trailing_space(existing, history)  # the whitespace that ends the branch's part goes
     _refuse_unparsable(kept, history, path, warn)
-    repo = resolve_repository(repository, existing)
+    repo = resolve_repository(repository, existing) or _origin_repository(git)
     if not repo:
         raise _no_repository()
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
@@ -505,7 +513,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", lambda: conflict_fix(git, path))
-    repo = resolve_repository(repository, base_bytes or source)
+    repo = resolve_repository(repository, base_bytes or source) or _origin_repository(git)
     if not repo:
         raise _no_repository()
     link = canonical_link(repo, pr_number).encode()

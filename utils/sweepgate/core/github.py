@@ -60,6 +60,17 @@ def owner_name(text: str) -> str | None:
     return text or None
 
 
+# A github.com remote's URL: https://github.com/O/N(.git), git@github.com:O/N(.git), ssh://git@github.com/O/N
+REMOTE_URL = re.compile(r"^(?:https://(?:[^@/]+@)?github\.com/|(?:ssh://)?git@github\.com[:/])"
+                        r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+
+
+def remote_repository(url: str) -> str | None:
+    """OWNER/NAME of a github.com remote URL, else None (another host, a local path)."""
+    m = REMOTE_URL.match(url.strip())
+    return m.group(1) if m else None
+
+
 def token() -> str | None:
     """The GitHub token: the first of TOKEN_VARIABLES that is set and not empty, else None.
     The only place sweepgate reads a token from the environment."""
