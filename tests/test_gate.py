@@ -794,12 +794,18 @@ def test_text_yaml_read_as_something_else_says_what_happened(repo, capsys, repla
     assert said in err and "of type" not in err and "None" not in err, err
 
 
-def test_an_empty_ref_is_not_a_commit_not_a_missing_flag(repo, capsys):
-    """Bad-input review: `validate --base-ref ''` said the flag was required; matrix and plan say
-    '' is not a commit."""
-    assert cli.main(["validate", "--base-ref", "", "--head-ref", "HEAD"]) == 1
-    (line,) = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("git: '' is not a commit"), line
+@pytest.mark.parametrize("argv", [["--base-ref", "", "--head-ref", "HEAD"], ["--base-ref", "HEAD", "--head-ref", " "],
+                                  ["--staged", "--base-ref", ""]])
+def test_an_empty_ref_is_an_empty_value_not_a_missing_flag(repo, capsys, argv):
+    """Bad-input review: `validate --base-ref ''` said the flag was required. s42d: it then said "git: '' is not
+    a commit ... (fetch it first in CI)", exit 1, where matrix, plan and preflight say the value is empty, exit 2:
+    README's `base=$(git merge-base main HEAD)` leaves it empty in a clone without a local main."""
+    with pytest.raises(SystemExit) as info:
+        cli.main(["validate", *argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    empty = next(flag for flag, value in zip(argv, argv[1:]) if not value.strip())
+    assert err.rstrip().endswith(f"argument {empty}: empty value (is a variable in the command unset?)"), err
 
 
 def test_bad_ref_is_a_diagnostic(repo, capsys):

@@ -22,10 +22,10 @@ from sweepgate.core.prlinks import PR_LINK
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-ref", help="revision the change starts from (with --staged: default is the "
+    parser.add_argument("--base-ref", type=argtypes.not_empty, help="revision the change starts from (with --staged: default is the "
                                            "merge-base of HEAD with origin/main, main, origin/master or master, "
                                            "else HEAD (before a first commit, the empty history); refused in a shallow clone with none of them)")
-    parser.add_argument("--head-ref", help="revision with the appended entries (required unless --staged)")
+    parser.add_argument("--head-ref", type=argtypes.not_empty, help="revision with the appended entries (required unless --staged)")
     argtypes.add_changelog_file_argument(parser)
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
@@ -125,7 +125,7 @@ def run(args) -> int:
     if args.staged:
         base = args.base_ref or _staged_base(git)
     else:
-        if args.base_ref is None or args.head_ref is None:  # an empty ref is given: git says it is no commit
+        if args.base_ref is None or args.head_ref is None:  # an empty one is refused as matrix and plan refuse it
             # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
             args._parser.error("the following arguments are required: --base-ref, --head-ref "
                                "(or --staged to check the working tree)")
