@@ -22,10 +22,12 @@ from sweepgate.core.prlinks import PR_LINK
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-ref", type=argtypes.not_empty, help="revision the change starts from (with --staged: default is the "
-                                           "merge-base of HEAD with origin/main, main, origin/master or master, "
-                                           "else HEAD (before a first commit, the empty history); refused in a shallow clone with none of them)")
-    parser.add_argument("--head-ref", type=argtypes.not_empty, help="revision with the appended entries (required unless --staged)")
+    parser.add_argument("--base-ref", type=argtypes.not_empty,
+                        help="revision the change starts from (with --staged: default is the merge-base of HEAD "
+                             "with origin/main, main, origin/master or master, else HEAD (before a first commit, "
+                             "the empty history); refused in a shallow clone with none of them)")
+    parser.add_argument("--head-ref", type=argtypes.not_empty,
+                        help="revision with the appended entries (required unless --staged)")
     argtypes.add_changelog_file_argument(parser)
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
                         help="the pull request: its pr-link (or .../pull/XXX) is required; "
