@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "utils"))
 
 from sweepgate.core.fields import NO_RUN_IDENTITY  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
-from test_host_python_s38b import checkout, matrix_file  # noqa: E402,F401 - checkout: a fixture
+from test_host_python_s38b import matrix_file  # noqa: E402
 from test_install import copy_tree  # noqa: E402
 
 URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
@@ -141,22 +141,22 @@ def test_the_installed_sweepgate_says_its_version_and_commit(host, tmp_path):
 
 
 @pytest.mark.parametrize("row_id", ["agentic/0", "multinode/0"])
-def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, checkout, tmp_path, row_id):
+def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, example_fleet, tmp_path, row_id):
     """Both host steps, a single-node and a multi-node row, a job that left a result and one that left
     none; then refusals, each said in its own words (no package found missing)."""
-    matrix = matrix_file(checkout, tmp_path)
+    matrix = matrix_file(example_fleet, tmp_path)
     results = tmp_path / "results"
     common = {"MATRIX_FILE": str(matrix), "ROW_ID": row_id, "RUNNER_NAME": "b300-nv_00",
               "RESULT_DIR": str(results)}
     job_env = tmp_path / "job.env"
-    proc = on_host(host, checkout, "ci", "row-env", "--tools", str(checkout),
+    proc = on_host(host, example_fleet, "ci", "row-env", "--tools", str(example_fleet),
                    env={**common, "GITHUB_ENV": str(job_env)})
     assert proc.returncode == 0, proc.stderr
     values = kv.parse_kv(job_env.read_text())
     assert values["SWEEPGATE_RUN_IDENTITY"] not in ("", NO_RUN_IDENTITY)
     assert values.get("MULTINODE") == ("true" if row_id.startswith("multinode") else None), values
 
-    sha = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True,
+    sha = subprocess.run(["git", "-C", str(example_fleet), "rev-parse", "HEAD"], capture_output=True,
                          text=True).stdout.strip()
     github = {"GITHUB_RUN_ID": "5", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": sha,
               "GITHUB_ENV": str(tmp_path / "after.env")}
@@ -165,17 +165,17 @@ def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, che
         if left:
             results.mkdir(exist_ok=True)
             (results / f"{values['RESULT_FILENAME']}.json").write_text("{}\n")
-        proc = on_host(host, checkout, "results", "sidecar", "--tools", str(checkout),
+        proc = on_host(host, example_fleet, "results", "sidecar", "--tools", str(example_fleet),
                        env={**common, **values, **github, "JOB_STATUS": status})
         assert proc.returncode == 0, proc.stderr
         assert json.loads(sidecar.read_text())["job"]["status"] == status
 
     refused = [
-        (on_host(host, checkout, "ci", "row-env", "--tools", str(checkout), "--output", "-",
+        (on_host(host, example_fleet, "ci", "row-env", "--tools", str(example_fleet), "--output", "-",
                  env={**common, "ROW_ID": "agentic/99"}), "no row 'agentic/99' in the matrix"),
-        (on_host(host, checkout, "ci", "row-env", "--tools", str(checkout), "--output", "-",
+        (on_host(host, example_fleet, "ci", "row-env", "--tools", str(example_fleet), "--output", "-",
                  env={**common, "RUNNER_NAME": "elsewhere_00"}), "runner 'elsewhere_00' took a row"),
-        (on_host(host, checkout, "results", "sidecar", "--tools", str(checkout),
+        (on_host(host, example_fleet, "results", "sidecar", "--tools", str(example_fleet),
                  env={**common, **values, **github, "JOB_STATUS": "maybe"}), "'maybe' is not a job status"),
     ]
     for proc, said in refused:
@@ -184,13 +184,13 @@ def test_row_env_and_the_sidecar_run_from_what_the_host_step_installed(host, che
 
 
 @pytest.mark.parametrize("text", ["labels:\n  cluster:b300-nv: [b300-nv_00]\nhardwre: {}\n", "labels: 3\n"])
-def test_a_refused_runners_file_on_the_host_is_one_line_that_says_where_to_see_why(host, checkout, tmp_path, text):
+def test_a_refused_runners_file_on_the_host_is_one_line_that_says_where_to_see_why(host, example_fleet, tmp_path, text):
     """A configs/runners.yaml its schema refuses, on the host (sweepgate and PyYAML alone), stopped `ci row-env`
     at "the Python package 'jsonschema' is missing; install sweepgate's dependencies" (as if the install were
     broken). It is one line at the file, with its annotation, saying the file is refused and where to see each
     problem; a full install still says each at its line."""
     repo = tmp_path / "repo"
-    shutil.copytree(checkout, repo, symlinks=True)
+    shutil.copytree(example_fleet, repo, symlinks=True)
     (repo / "configs" / "runners.yaml").write_text(text)
     row = {"ROW": json.dumps({"exp-name": "x"}), "RUNNER_NAME": "b300-nv_00"}
     proc = on_host(host, repo, "ci", "row-env", "--tools", str(repo), "--output", "-", env=row)

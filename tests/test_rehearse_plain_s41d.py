@@ -9,22 +9,22 @@ import json
 import re
 
 import pytest
-from test_terminal import ESCAPE, fleet, on_a_terminal, piped  # noqa: F401 - fleet: a fixture
+from test_terminal import ESCAPE, on_a_terminal, piped
 
 from sweepgate.commands import example
 
 
-def _args(fleet, work) -> list[str]:
-    row = json.loads(piped(fleet, "test-config", "--config-keys", example.SEED_KEY).stdout)[0]
+def _args(example_fleet, work) -> list[str]:
+    row = json.loads(piped(example_fleet, "test-config", "--config-keys", example.SEED_KEY).stdout)[0]
     return ["rehearse", "--config-keys", example.SEED_KEY, "--exp-name", row["exp-name"], "--conc", str(row["conc"]),
             "--work-dir", str(work)]
 
 
 @pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
-def test_no_color_on_a_terminal_gets_plain_lines_for_each_step_and_command(fleet, tmp_path, env):
+def test_no_color_on_a_terminal_gets_plain_lines_for_each_step_and_command(example_fleet, tmp_path, env):
     """A terminal that cannot move its cursor (TERM=dumb: an editor's shell buffer) got no progress at all: rich
     draws no status there, and kept it to an empty line. It gets the plain lines too."""
-    out = on_a_terminal(fleet, *_args(fleet, tmp_path / "w"), **env)
+    out = on_a_terminal(example_fleet, *_args(example_fleet, tmp_path / "w"), **env)
     assert "rehearse: OK" in out and ESCAPE not in out and "\x1b" not in out, repr(out[:1500])
     lines = out.replace("\r\n", "\n").splitlines()
     for step in ("rehearse: step 1/3: ", "rehearse: step 2/3: running ", "rehearse: step 3/3: "):
@@ -32,11 +32,11 @@ def test_no_color_on_a_terminal_gets_plain_lines_for_each_step_and_command(fleet
     assert [line for line in lines if line.startswith("rehearse:   $ vllm serve ")], out
 
 
-def test_piped_progress_is_plain_and_a_terminal_without_no_color_keeps_its_status_line(fleet, tmp_path):
-    proc = piped(fleet, *_args(fleet, tmp_path / "p"))
+def test_piped_progress_is_plain_and_a_terminal_without_no_color_keeps_its_status_line(example_fleet, tmp_path):
+    proc = piped(example_fleet, *_args(example_fleet, tmp_path / "p"))
     assert proc.returncode == 0 and "\x1b" not in proc.stdout + proc.stderr, proc.stderr
     assert "rehearse: step 2/3: running " in proc.stderr and "rehearse:   $ vllm serve " in proc.stderr, proc.stderr
-    assert ESCAPE in on_a_terminal(fleet, *_args(fleet, tmp_path / "t"))
+    assert ESCAPE in on_a_terminal(example_fleet, *_args(example_fleet, tmp_path / "t"))
 
 
 def test_the_status_line_is_one_line_of_the_terminal_and_takes_brackets_as_text(tmp_path):
@@ -69,18 +69,18 @@ def test_a_command_s_control_characters_are_written_as_escapes_in_a_plain_line()
     assert "\\n" in out.getvalue(), repr(out.getvalue())
 
 
-def test_preflight_shows_the_row_and_command_it_runs_on_a_terminal_only(fleet, tmp_path):
+def test_preflight_shows_the_row_and_command_it_runs_on_a_terminal_only(example_fleet, tmp_path):
     """preflight said a row only once it was done: a multi-node row's ~25 s went by with nothing on the screen.
     On a terminal a status line says the row being rehearsed and its command; piped or under NO_COLOR nothing
     is added (each row's line is the log's)."""
     key = "dsr1-fp8-b300-vllm"
     row = "preflight: dsr1_1k1k cluster:b300-nv tp8 conc 4"
-    tty = on_a_terminal(fleet, "preflight", "--config-keys", key)
+    tty = on_a_terminal(example_fleet, "preflight", "--config-keys", key)
     # a command of the row in its status line (which one a refresh of the live line catches depends on the
     # machine's speed: a fast `vllm serve` may be replaced by the client's command before it is drawn)
     assert f"{row} (1/" in tty and re.search(rf"{re.escape(row)} \(1/5\): \$ (vllm|python3?) ", tty), repr(tty[:3000])
     assert f"{row}: 4 commands, 0 problems" in tty, tty
-    plain = on_a_terminal(fleet, "preflight", "--config-keys", key, NO_COLOR="1")
+    plain = on_a_terminal(example_fleet, "preflight", "--config-keys", key, NO_COLOR="1")
     assert "\x1b" not in plain and "$ " not in plain and f"{row}: 4 commands, 0 problems" in plain, plain
-    proc = piped(fleet, "preflight", "--config-keys", key)
+    proc = piped(example_fleet, "preflight", "--config-keys", key)
     assert proc.returncode == 0 and "$ " not in proc.stdout + proc.stderr and "\x1b" not in proc.stderr, proc.stderr
