@@ -1,10 +1,11 @@
 """AIPerf and GenAI-Perf CSV exports: the JSON export's numbers as display-name tables.
 
 Tables split by blank lines: ``Metric,avg,min,...`` (one row per
-distribution) and ``Metric,Value`` (scalars); a GPU telemetry table
-(``Endpoint,GPU_Index,...``) may follow and is not a run metric, so it is skipped. Display names map to export keys
+distribution) and ``Metric,Value`` (scalars); GPU telemetry tables (AIPerf's ``Endpoint,GPU_Index,...``,
+GenAI-Perf's per-GPU ``Metric,GPU,avg,...`` and ``Metric,GPU,Value``) may follow and are no run metric, so they
+are skipped. Display names map to export keys
 by rule (``Time To First Token (ms)`` -> ``time_to_first_token`` in ms), values
-may carry thousands separators (``"2,156.03"``), absent stats are blank cells.
+may carry thousands separators (``"2,156.03"``), absent stats are blank cells or GenAI-Perf's ``N/A``.
 The CSV carries no model or concurrency: those come from the job's row (held to what the CSV measured:
 normalize.inputs_unlike_row, in_flight_unlike_row); a run over several models is told by the JSON export of its
 name beside it, which refuses the CSV as it is refused (``aiperf.several_models``, ``ingest._csv_completion``).
@@ -25,6 +26,12 @@ from sweepgate.results.measurement import Measurement
 _NAME = re.compile(r"^(?P<name>[^(]+?)\s*(?:\((?P<unit>[^)]*)\))?\s*$")
 _UNITS = {"per sec": "per sec", "sec": "sec", "ms": "ms", "ns": "ns", "us": "us", "s": "s"}
 SKIPPED = ["(a table other than Metric,...)"]  # header of a table whose rows are skipped
+# GenAI-Perf's GPU telemetry tables (with a Triton server's metrics or DCGM collected): one row per metric and GPU,
+# the GPU's name in this column after Metric (``Metric,GPU,avg,...``, ``Metric,GPU,Value``): no figure of the run.
+GPU_COLUMN = "GPU"
+# What GenAI-Perf's CSV exporter writes for a statistic it has no value of (exporter_utils: a metric or a stat
+# missing from its statistics, as for tokens of a reasoning model it cannot count): absent, as a blank cell is.
+NO_VALUE = "N/A"
 # Keys AIPerf's CSV has and GenAI-Perf's 2024 CSV lacks (its 2025 one writes "Request Count (count)").
 AIPERF_KEYS = ("benchmark_duration", "request_count", "error_request_count")
 # GenAI-Perf spells throughput units "(per sec)"; AIPerf "(tokens/sec)", "(requests/sec)".
@@ -80,7 +87,7 @@ def _key_unit(display: str) -> tuple[str, str | None]:
 def _number(cell: str, path: str, at: tuple[int, int], column: str):
     """The number in ``cell`` (None when blank), at (line, column) ``at``, else refused there."""
     cell = cell.strip().replace(",", "")
-    if not cell:
+    if not cell or cell == NO_VALUE:
         return None
     try:
         return float(cell)
@@ -135,7 +142,8 @@ def to_export(text: str, path: str, rows: dict | None = None) -> dict:
             continue
         if table_start:
             table_start = False
-            header = ["avg" if h == "Value" else h for h in row] if row[0] == "Metric" else SKIPPED
+            run_table = row[0] == "Metric" and row[1:2] != [GPU_COLUMN]
+            header = ["avg" if h == "Value" else h for h in row] if run_table else SKIPPED
             continue
         if header is SKIPPED:
             continue

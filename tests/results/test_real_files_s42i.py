@@ -1,0 +1,46 @@
+"""s42i hunt: GenAI-Perf CSV exports as its exporter writes them (tests/data/results-real/SOURCES.tsv, "s42i hunt":
+the exact bytes triton-inference-server/perf_analyzer's own exporter test expects from genai-perf's CsvExporter).
+
+Two shapes were refused as edited files. With GPU telemetry collected (a Triton server's metrics or DCGM), the
+export ends in per-GPU tables, ``Metric,GPU,avg,...`` and ``Metric,GPU,Value``, one row per metric and GPU: the
+reader took them as run metrics and refused the GPU column's 'gpu0' as no number. And a statistic GenAI-Perf could
+not compute (a reasoning model's tokens it cannot count, a metric it has no data for) is written ``N/A``: refused as
+no number, where a blank cell, the same absence, is read as absent. The run's tables are now read, the per-GPU
+tables passed over as AIPerf's GPU telemetry table is, and an ``N/A`` statistic left out as a blank one is."""
+
+from __future__ import annotations
+
+from helpers import ROOT, file_records, run_cli
+from sweepgate.results import record as R
+
+REAL = ROOT / "tests" / "data" / "results-real"
+TELEMETRY = "aiperf/genaiperf_exporter-expected_csv_gpu_telemetry_tables_metric_gpu_value.csv"
+MISSING = "aiperf/genaiperf_exporter-expected_csv_missing_stats_n_a_cells.csv"
+
+
+def test_per_gpu_telemetry_tables_are_passed_over_and_the_run_s_tables_read():
+    (rec,) = file_records(REAL, TELEMETRY)
+    assert (rec[R.CLIENT], rec[R.SOURCE_FORMAT], rec[R.STATUS]) == ("genai-perf", "genai-perf-csv", "success")
+    m = rec[R.METRICS]
+    assert (m["ttft_mean_ms"], m["ttft_p50_ms"], m["ttft_p99_ms"]) == (8.0, 8.0, 8.98)
+    assert (m["e2el_p50_ms"], m["tpot_p50_ms"]) == (5.0, 11.0)  # GenAI-Perf's inter token latency is the TPOT
+    assert (m[R.OUTPUT_THROUGHPUT], m[R.REQUEST_THROUGHPUT], m[R.COMPLETED]) == (456.0, 123.0, 3)
+    # the run's latencies, rates and count alone: nothing of the GPU tables (power, energy, memory) became a figure
+    stats = ("mean", "min", "max", "p25", "p50", "p75", "p90", "p95", "p99")
+    assert set(m) == {f"{lat}_{st}_ms" for lat in ("ttft", "tpot", "e2el") for st in stats} | {
+        R.COMPLETED, R.OUTPUT_THROUGHPUT, R.REQUEST_THROUGHPUT, R.INTERACTIVITY}
+
+
+def test_n_a_statistics_are_absent_as_blank_cells_are():
+    (rec,) = file_records(REAL, MISSING)
+    m = rec[R.METRICS]
+    assert "e2el_mean_ms" not in m  # "Request Latency (ms),N/A,..."
+    assert (m["e2el_min_ms"], m["e2el_p50_ms"], m["e2el_p99_ms"]) == (4.0, 5.0, 5.98)
+    assert (m[R.OUTPUT_THROUGHPUT], m[R.REQUEST_THROUGHPUT], m[R.COMPLETED]) == (456.0, 123.0, 3)
+
+
+def test_both_exports_are_stored(capsys, tmp_path):
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+                           str(REAL / TELEMETRY), str(REAL / MISSING))
+    assert rc == 0 and "ingested 2 results (2 new)" in out, (out, err)
+    assert "is not a number" not in err, err
