@@ -51,6 +51,16 @@ SCALARS = {  # export key -> record metric (the "avg" of a single-valued metric)
 }
 
 
+# GenAI-Perf's goodput when a --goodput objective names no metric it measures (request_latenC:100): its
+# GoodputCalculator.INVALID_GOODPUT, -1, exported as the run's request_goodput. No goodput and no corrupt run: the
+# goodput is left out with a warning, the run's other figures stored.
+INVALID_GOODPUT = -1
+GENAI_PERF_GOODPUT = "request_goodput"
+INVALID_GOODPUT_RULE = "invalid-goodput"
+INVALID_GOODPUT_HINT = ("name metrics GenAI-Perf measures in --goodput (time_to_first_token, inter_token_latency, "
+                        "request_latency, ...) and rerun the point for a goodput")
+
+
 # A run whose every request failed exports only the error metrics.
 DETECTING = ("time_to_first_token", "request_latency", "request_throughput", "error_request_count")
 # AIPerf's sweep aggregate (profile_export_aiperf_sweep.json) lists every combination's statistics.
@@ -152,7 +162,13 @@ def metrics_from(doc: dict, path: str, line: int, notes: list | None = None, key
         metrics.update(_further_stats(obj, key, latency, notes if notes is not None else [], keys))
     for key, name in SCALARS.items():
         obj = doc.get(key)
-        if isinstance(obj, dict):
+        if isinstance(obj, dict) and key == GENAI_PERF_GOODPUT and obj.get("avg") == INVALID_GOODPUT:
+            keys[name] = f"{key}.avg"
+            if notes is not None:
+                notes.append((INVALID_GOODPUT_RULE, f"warning: {key}.avg: {obj['avg']!r}, GenAI-Perf's mark of a "
+                              "--goodput objective naming no metric it measures; stored without a goodput",
+                              INVALID_GOODPUT_HINT))
+        elif isinstance(obj, dict):
             metrics[name], keys[name] = _stat(obj, "avg", key, path, line), f"{key}.avg"
     duration = doc.get("benchmark_duration")
     if isinstance(duration, dict) and not is_time_unit(duration.get("unit")):

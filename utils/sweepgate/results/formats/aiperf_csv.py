@@ -43,8 +43,13 @@ EXPORT_KEYS = {"total_input_sequence_length": "total_isl", "total_output_sequenc
                "token_weighted_acceptance_length": "spec_decode_token_weighted_acceptance_length"}
 
 
+# GenAI-Perf's telemetry CSV of its own (``<export>_telemetry.csv``, its per-GPU tables alone), as it wrote them in 2024
+TELEMETRY_CSV = f"Metric,{GPU_COLUMN},"
+
+
 def detect_text(text: str) -> bool:
-    return text.lstrip("\ufeff").startswith("Metric,")
+    text = text.lstrip("\ufeff")
+    return text.startswith("Metric,") and not text.startswith(TELEMETRY_CSV)
 
 
 # AIPerf's sweep aggregate CSV (profile_export_aiperf_sweep.csv): one row per swept value, a column for
@@ -69,6 +74,7 @@ def refuse_sweep(text: str, path: str) -> None:
     if _SWEEP_HEADER.match(first) and "_cv," in first:  # one row per swept value: passed over
         raise SweepAggregate(path)
     if (first.startswith("# AIPerf Server Metrics Export") or first.startswith("Endpoint,GPU_Index,")  # telemetry
+            or first.startswith(TELEMETRY_CSV)
             or (first.startswith("request_num,") and ",request_start_ns," in first)  # per-request records
             or first.startswith("Timeslice,Start_NS,End_NS,")):  # the time-slice export (--slice-duration)
         raise Auxiliary(path)
