@@ -877,6 +877,9 @@ def test_staged_with_no_upstream_in_reach_refuses_rather_than_passing_head_s_own
     subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{repo.path}", str(shallow)],
                    check=True)
     subprocess.run(["git", "-C", str(shallow), "branch", "-r", "-D", "origin/main"], capture_output=True)
+    # A PR's clone of GitHub has no origin/HEAD (the default branch is not fetched); this one's origin has feature
+    # checked out, which made feature the remote's default branch (origin/HEAD), and so the base (s42j)
+    subprocess.run(["git", "-C", str(shallow), "remote", "set-head", "origin", "--delete"], check=True)
     monkeypatch.chdir(shallow)
     assert cli.main(["validate", "--staged"]) == 1
     err = capsys.readouterr().err

@@ -24,8 +24,9 @@ from sweepgate.core.prlinks import PR_LINK
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-ref", type=argtypes.not_empty,
                         help="revision the change starts from (with --staged: default is the merge-base of HEAD "
-                             "with origin/main, main, origin/master or master, else HEAD (before a first commit, "
-                             "the empty history); refused in a shallow clone with none of them)")
+                             "with origin/main, main, origin/master, master or the branch a remote's HEAD names, "
+                             "else HEAD where there is no remote (before a first commit, the empty history); "
+                             "refused in a shallow or single-branch clone with none of them)")
     parser.add_argument("--head-ref", type=argtypes.not_empty,
                         help="revision with the appended entries (required unless --staged)")
     argtypes.add_changelog_file_argument(parser)
@@ -68,20 +69,23 @@ def _write_outputs(outcome) -> None:
 
 
 def _staged_base(git) -> str:
-    """Where --staged's history ends: the merge-base with an upstream, else HEAD (a local repository
-    whose only branch is trunk or develop). In a shallow clone with no upstream in reach (a depth-1
-    CI checkout) HEAD is the PR's own commit and would pass what it appended: refused instead."""
+    """Where --staged's history ends: the merge-base with an upstream; on an unborn branch the empty history;
+    else HEAD (a local repository whose only branch is trunk or develop). Where HEAD would read the branch's
+    own committed entries as history and pass them (a depth-1 CI checkout, a --single-branch clone, no
+    upstream in reach: ``upstream.no_upstream``) refused instead, with how to fetch one."""
     from sweepgate.core.errors import fail
-    from sweepgate.core.upstream import UPSTREAMS, unborn_base, upstream_base
+    from sweepgate.core.upstream import UPSTREAMS, no_upstream, unborn_base, upstream_base
 
-    base = upstream_base(git)
-    if base is None and git.run("rev-parse", "--is-shallow-repository", check=False).strip() == b"true":
+    base = upstream_base(git) or unborn_base(git)
+    if base:
+        return base
+    missing = no_upstream(git)
+    if missing:
+        why, fetch = missing
         raise fail("--base-ref", 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so "
-                   "there is no base to tell the changelog's history from new entries (this clone is shallow)",
-                   "fetch the default branch and the history this clone cut off (git fetch --unshallow origin "
-                   "main:refs/remotes/origin/main; fetch-depth: 0 in actions/checkout) or "
-                   "pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
-    return base or unborn_base(git) or "HEAD"
+                   f"there is no base to tell the changelog's history from new entries ({why})",
+                   f"{fetch} or pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
+    return "HEAD"
 
 
 def _imported(problems: list) -> bool:

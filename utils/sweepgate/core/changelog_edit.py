@@ -156,11 +156,16 @@ def _history(git, path: str) -> bytes:
 
 
 def _default_upstream(git) -> str:
+    """The branch this one will merge into, else a refusal saying why there is none here (a shallow or
+    single-branch clone: ``upstream.no_upstream``) and how to fetch it."""
+    from sweepgate.core.upstream import no_upstream
+
     ref = existing_upstream(git)
     if ref:
         return ref
-    raise _fail("git", 0, F.GIT_REF_RULE, f"none of {', '.join(UPSTREAMS)} exists",
-                "pass the branch this one will merge into (--base BRANCH)")
+    why, fetch = no_upstream(git) or (None, None)
+    raise _fail("git", 0, F.GIT_REF_RULE, f"none of {', '.join(UPSTREAMS)} exists" + (f" ({why})" if why else ""),
+                (f"{fetch} or " if fetch else "") + "pass the branch this one will merge into (--base BRANCH)")
 
 
 def refuse_conflict_markers(lines: list[bytes], path: str, what: str, hint) -> None:

@@ -7,15 +7,25 @@ leaves its bytes alone; both ask here, so they agree on what is history.
 from __future__ import annotations
 
 UPSTREAMS = ("origin/main", "main", "origin/master", "master")
+# What gives a clone without any of them its default branch: a shallow one (a depth-1 CI checkout) the history
+# it cut off as well, so that HEAD and the branch meet (a bare `git fetch origin main` writes FETCH_HEAD alone
+# in a --depth or --single-branch clone, whose refspec names its own branch only)
+MAIN_FETCH = "git fetch origin main:refs/remotes/origin/main"
+UNSHALLOW_FETCH = "git fetch --unshallow origin main:refs/remotes/origin/main"
+
+
+def _upstreams(git):
+    """The UPSTREAMS that exist here, in order, then the branches remotes' HEADs point at (a full clone of a
+    repository whose default branch is trunk has origin/HEAD -> origin/trunk)."""
+    for ref in UPSTREAMS:
+        if git.commit_of(ref):
+            yield ref
+    yield from git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
 
 
 def existing_upstream(git) -> str | None:
     """The first of UPSTREAMS that exists here, else the branch a remote's HEAD points at (None: neither)."""
-    for ref in UPSTREAMS:
-        if git.commit_of(ref):
-            return ref
-    heads = git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
-    return heads[0] if heads else None
+    return next(_upstreams(git), None)
 
 
 def upstream_base(git) -> str | None:
@@ -24,12 +34,28 @@ def upstream_base(git) -> str | None:
     git merge, of the upstream with the merge being made (HEAD and MERGE_HEAD): what it merges in is
     history to the commit it makes, not the branch's own entries."""
     merging = git.commit_of("MERGE_HEAD")
-    for upstream in UPSTREAMS:
-        if git.commit_of(upstream):
-            mb = git.run("merge-base", upstream, "HEAD", *([merging] if merging else []), check=False).decode().strip()
-            if mb:
-                return mb
+    for upstream in _upstreams(git):
+        mb = git.run("merge-base", upstream, "HEAD", *([merging] if merging else []), check=False).decode().strip()
+        if mb:
+            return mb
     return None
+
+
+def no_upstream(git) -> tuple[str, str] | None:
+    """Why no upstream gives HEAD a base here, and how to fetch one, where taking HEAD instead would read the
+    branch's own committed entries as history and pass them unchecked: a shallow clone (its history cut),
+    or one with a remote whose default branch it never fetched (`git clone --single-branch -b BRANCH`).
+    None for a repository with no remote: its only history is its own, and the hook gates each commit."""
+    if git.shallow:
+        return ("this clone is shallow", "fetch the default branch and the history this clone cut off "
+                f"({UNSHALLOW_FETCH}; fetch-depth: 0 in actions/checkout)")
+    remotes = git.run("remote", check=False).decode().split()
+    if not remotes:
+        return None
+    if "origin" not in remotes:
+        return f"this repository has remote {remotes[0]} but none of those branches", "fetch the branch it merges into"
+    return ("this clone has remote origin but not its default branch: a --single-branch clone fetches one branch",
+            f"fetch the default branch ({MAIN_FETCH})")
 
 
 def unborn_base(git) -> str | None:
