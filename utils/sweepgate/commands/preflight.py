@@ -450,8 +450,10 @@ def _syntax_error(tail: str, root: Path):
     rel = in_repository(said[-1]["file"], root) if said else None
     if rel is None:
         return None
+    from sweepgate.rehearsal.runner import crlf_fix
+
     return Diagnostic(rel, int(said[-1]["line"]), 0, RUN_RULE, f"bash stops here: {said[-1]['what'].strip()}",
-                      f"fix the syntax (bash -n {rel} checks it without running it)")
+                      crlf_fix(root / rel) or f"fix the syntax (bash -n {rel} checks it without running it)")
 
 
 def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
@@ -469,7 +471,7 @@ def _run_problems(rec, root: Path) -> list:
     from sweepgate.core import scriptlines
     from sweepgate.core.errors import Diagnostic
     from sweepgate.rehearsal.linetrap import place
-    from sweepgate.rehearsal.runner import how_it_ended, left_by_line, without_pid
+    from sweepgate.rehearsal.runner import crlf_fix, how_it_ended, left_by_line, without_pid
 
     rel = str(rec.script.relative_to(root))
     out = []
@@ -482,7 +484,7 @@ def _run_problems(rec, root: Path) -> list:
         said = f" ({scriptlines.shown(cause)})" if cause else ""  # a script that printed nothing: no "()"
         # no row in the message: the rows it failed alike in are one problem naming them (``with_rows``)
         out.append(Diagnostic(*at, 0, RUN_RULE, f"the script {what} in the fast rehearsal{said}",
-                              "run sweepgate rehearse on the row"))
+                              crlf_fix(rec.script) or "run sweepgate rehearse on the row"))
     for (file, line), left in left_by_line(root, rec.script, rec.leftovers, rec.subshells).items():
         # without the PIDs (gone when this is read), so the rows that left the same are one problem naming them
         named = Counter(map(without_pid, left))

@@ -1581,8 +1581,9 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     each line that started some of it, ``left_by_line``)."""
     calls, unreadable = _logged_calls(paths["log"])
     ending = ending_problem(run, timeout)
-    if ending and ending.said and _crlf(script):  # bash's words ($'\r': command not found) do not say why
-        ending = Problem(ending.replace(SAYS_WHY, CRLF_FIX.format(os.path.relpath(script))), said=True)
+    crlf = ending and ending.said and crlf_fix(script)  # bash's words ($'\r': command not found) do not say why
+    if crlf:
+        ending = Problem(ending.replace(SAYS_WHY, crlf), said=True)
     problems = [p for p in (ending, unreadable) if p]
     leftovers = run.left + reap_leftovers(calls)
     for at, left in left_by_line(root, script, leftovers, run.subshells).items():  # found once, kept (``at``)
@@ -1604,12 +1605,14 @@ def verdict(row: dict, env: dict, paths: dict[str, Path], run: ScriptRun, timeou
     return problems
 
 
-def _crlf(script: Path) -> bool:
-    """Whether ``script`` has a CRLF line ending (unreadable: no)."""
+def crlf_fix(script: Path) -> str | None:
+    """How to mend ``script``'s CRLF line endings, naming it from the current folder; None when it has none
+    (or cannot be read). A failed script's fix in `rehearse` and in `preflight`'s fast rehearsal alike."""
     try:
-        return b"\r\n" in script.read_bytes()
+        crlf = b"\r\n" in script.read_bytes()
     except OSError:
-        return False
+        return None
+    return CRLF_FIX.format(os.path.relpath(script)) if crlf else None
 
 
 def result_problem(result_file: Path) -> str | None:
