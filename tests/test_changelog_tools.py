@@ -551,7 +551,8 @@ def test_a_changelog_file_that_is_nowhere_is_refused_not_made_empty(repo, capsys
     (line,) = err.strip().splitlines()
     assert rc == 1 and out == "" and not (repo.path / "nope.yaml").exists(), (out, err)
     assert line.startswith("nope.yaml: not a file at ") and line.count("nope.yaml") == 1, line
-    assert line.endswith("; check --changelog-file: a path from the repository's top, such as perf-changelog.yaml"), line
+    assert line.endswith("; check --changelog-file: a path from the current folder or the repository's top, "
+                         "such as perf-changelog.yaml"), line
 
 
 # --------------------------------------------------------------------------- canonicalize

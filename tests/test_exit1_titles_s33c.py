@@ -41,7 +41,7 @@ def titles(r: subprocess.CompletedProcess) -> list[str]:
 
 def test_a_path_outside_the_repository_is_titled_so(make_repo):
     repo = make_repo()
-    r = sweepgate(["validate", "--staged", "--changelog-file", "../perf-changelog.yaml"], repo.path / "configs")
+    r = sweepgate(["validate", "--staged", "--changelog-file", "../../perf-changelog.yaml"], repo.path / "configs")
     assert (r.returncode, titles(r)) == (1, ["outside-repository"]), r.stderr
     r = sweepgate(["matrix", "--base-ref", "HEAD", "--head-ref", "HEAD", "--runner-config", "/nope/runners.yaml"],
                   repo.path)

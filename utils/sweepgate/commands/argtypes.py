@@ -64,7 +64,8 @@ def add_changelog_file_argument(parser, what: str = "the changelog") -> None:
     from sweepgate.core.fields import CHANGELOG_FILE
 
     parser.add_argument("--changelog-file", type=not_empty, default=CHANGELOG_FILE,
-                        help=f"{what}, from the repository root (default: %(default)s)")
+                        help=f"{what}, from the current folder or the repository root "
+                             "(default: %(default)s, from the root)")
 
 
 def add_config_arguments(parser, read_at: str = "") -> None:

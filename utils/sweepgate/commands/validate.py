@@ -13,7 +13,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
-from sweepgate.core.errors import emit
+from sweepgate.core.errors import emit, shown_path
 from sweepgate.core.gate import (COPIED_ENTRY_RULE, FINAL_NEWLINE_RULE, REPEATED_KEY_RULE, SEPARATOR_RULE,
                                  WHITESPACE_LINE_RULE, GateOptions, validate)
 from sweepgate.core.report import count
@@ -111,10 +111,11 @@ def _refused(git, args, changelog: str, problems: list) -> int:
     # nothing else (CONTRACTS §2), for the tools that count or match them.
     for file in Counter(d.file for d in problems):
         n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
-        print(f"{file}: {n} problem{'s' if n != 1 else ''}; fix {'them' if n != 1 else 'it'} and rerun")
+        print(f"{shown_path(file)}: {n} problem{'s' if n != 1 else ''}; "
+              f"fix {'them' if n != 1 else 'it'} and rerun")
     if args.staged and not args.base_ref and _imported(problems) and not git.commit_of("HEAD"):
         # docs/changelog-rules.md, *pre-commit*
-        print(f"{changelog}: checked as this repository's first commit, against the empty history before it, "
+        print(f"{shown_path(changelog)}: checked as this repository's first commit, against the empty history before it, "
               "so every entry is new; a first commit that imports an existing changelog is no change to gate: "
               "make it with git commit --no-verify")
     return 1
@@ -156,5 +157,5 @@ def run(args) -> int:
     if args.github_output:
         _write_outputs(outcome)
     emit(outcome.notes)  # warnings that pass: a PR's pull/XXX link, which the push to main refuses
-    print(f"{opts.changelog}: ok ({what})")
+    print(f"{shown_path(opts.changelog)}: ok ({what})")
     return 0

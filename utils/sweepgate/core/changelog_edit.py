@@ -126,7 +126,7 @@ def _worktree_bytes(git, path: str) -> bytes:
         return b""
     except IsADirectoryError:
         raise _fail(path, 0, F.MISSING_FILE_RULE, is_a_folder("the changelog"),
-                    "pass the changelog file's path from the repository root with --changelog-file") from None
+                    "pass the changelog file's path with --changelog-file") from None
     except OSError as exc:
         raise _fail(path, 0, F.MISSING_FILE_RULE, f"cannot read the changelog: {exc.strerror}",
                     "pass a readable file with --changelog-file") from None

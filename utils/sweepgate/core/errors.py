@@ -160,7 +160,7 @@ class Diagnostic:
         return f"Diagnostic({self.render()!r}, rule={self.rule!r})"
 
     def location(self) -> str:
-        loc = self.file
+        loc = shown_path(self.file)
         if self.line:
             loc += f":{self.line}"
             if self.col:
@@ -290,6 +290,26 @@ def read_from_the_top(paths: Iterable[str]) -> None:
     held = _FROM_THE_TOP.get()
     if held is not None:
         held.update(os.path.normpath(p) for p in paths)
+
+
+# A repository-data flag's path the user typed otherwise than from the top (``../configs/x.yaml`` in benchmarks/):
+# its path from the top, which the command reads, -> the path as typed, which its lines say (``typed_as``).
+_TYPED_AS: ContextVar[dict[str, str] | None] = ContextVar("sweepgate_typed_as", default=None)
+
+
+def typed_as(paths: dict[str, str]) -> None:
+    """Say how the user typed the repository files the running command reads by their paths from the top
+    (``repopaths.check_repo_paths``): a line at one names it as typed, from where the user stands; an
+    annotation keeps the path from the top (``workspace_path``). Held until the command ends, as
+    ``read_from_the_top``'s paths are; outside a command nothing is kept."""
+    held = _TYPED_AS.get()
+    if held is not None:
+        held.update(paths)
+
+
+def shown_path(name: str) -> str:
+    """``name`` as a line says it: as the user typed it when it is a path from the top ``typed_as`` was told."""
+    return (_TYPED_AS.get() or {}).get(name, name)
 
 
 def workspace_path(name: str) -> str | None:
@@ -457,12 +477,14 @@ def run_guarded(fn: Callable[[], int]) -> int:
     if main:
         sys.unraisablehook = _keep_stops(hook)
     from_the_top = _FROM_THE_TOP.set(set())  # this command's own, its diagnostics' too (``read_from_the_top``)
+    typed = _TYPED_AS.set({})
     try:
         code = _guarded(fn)
         late = _SWALLOWED[seen:]
         return stopped(late[0]) if late and code not in _SIGNAL_CODES else code
     finally:
         _FROM_THE_TOP.reset(from_the_top)
+        _TYPED_AS.reset(typed)
         if main:
             sys.unraisablehook = hook
         for number, handler in previous.items():

@@ -386,7 +386,8 @@ def base_moved(git, base_ref: str, base_sha: str, head_commit: str, head_ref: st
             f"--base-ref $(git merge-base {base_ref} {head_ref})")
 
 
-CHANGELOG_PATH_FIX = f"check --changelog-file: a path from the repository's top, such as {F.CHANGELOG_FILE}"
+CHANGELOG_PATH_FIX = ("check --changelog-file: a path from the current folder or the repository's top, such as "
+                      f"{F.CHANGELOG_FILE}")
 
 
 def missing_changelog(git, base_sha: str, path: str, where: str) -> tuple[str, str]:

@@ -624,19 +624,6 @@ class YamlDoc:
         return Diagnostic(self.path, line, col, rule, message, hint)
 
 
-def _named_from_here(path: str) -> str | None:
-    """The path from the top of a repository file that ``path`` (a path from the top that names no
-    file) names from the working directory, a subfolder of the top: `--config-files amd-master.yaml`
-    typed in configs/ is `configs/amd-master.yaml`. None when it names no file from here either."""
-    from sweepgate.core.worktop import enclosing_top
-
-    top = enclosing_top()
-    if not top or os.path.isabs(path) or os.path.abspath(os.getcwd()) == top or not os.path.isfile(path):
-        return None
-    here = os.path.relpath(os.path.abspath(path), top).replace(os.sep, "/")
-    return None if here == ".." or here.startswith("../") else here
-
-
 def _uncommitted(path: str) -> bool:
     """Whether ``path``, from the top, which the revision read lacks, is a file of the work tree."""
     from sweepgate.core.worktop import enclosing_top
@@ -647,18 +634,13 @@ def _uncommitted(path: str) -> bool:
 
 def _decode(path: str, raw: bytes | None) -> str:
     if raw is None:
-        if here := _named_from_here(path):  # as repopaths says `../perf-changelog.yaml` from configs/; the
-            # flag's value is wrong, not the file it names from here: no annotation lands on that file
-            raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
-                                            "a path is read from the repository's top folder, wherever the command "
-                                            f"runs; pass {here} (that file, from the top)", in_file=False))
         if _uncommitted(path):  # read at a ref: creating it or passing its path again would change nothing
             raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "not in the commit read; the work tree "
                                             "has it, uncommitted", f"commit it (git add {path}, then git commit) "
                                             "and rerun"))
         raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
-                                        "a path is read from the repository's top folder, wherever the "
-                                        f"command runs (e.g. {F.RUNNERS_FILE}); create the file or pass that path"))
+                                        "create the file, or pass the path of one from the current folder or from "
+                                        f"the repository's top (e.g. {F.RUNNERS_FILE})"))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it

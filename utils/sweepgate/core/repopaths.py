@@ -1,7 +1,10 @@
 """Repository-data flags (--changelog-file, --config-files, --runner-config) name files inside the
-repository, from its top. A path that leaves the repository is refused up front, in one line,
-before any git read could fail on it in a misleading way; an absolute path inside the repository
-becomes the path from the top."""
+repository. A path typed is read from the current folder when that names a file of the repository (as any
+Unix tool reads it: `--config-files ../configs/x.yaml` in benchmarks/), else from the repository's top, as
+the reference's flags read it (`--config-files configs/x.yaml` in benchmarks/, where no ./configs is); the
+command then reads it by its path from the top, and its problems are said at the path as typed. A path
+that leaves the repository both ways is refused up front, in one line, before any git read could fail on
+it in a misleading way; an absolute path inside the repository becomes the path from the top."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import os
 import posixpath
 
 from sweepgate.core import fields as F
-from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder, read_from_the_top
+from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top, typed_as
 
 # argparse dest -> flag
 REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
@@ -45,9 +48,8 @@ def _is_folder(rel: str, root: str | None) -> bool:
 
 
 def _at_top(root: str | None) -> bool:
-    """Whether the command runs at the repository's top. From a subfolder a path from the top is
-    rewritten as written there (``./x``: ``x``): a problem in the file is then said, and annotated,
-    at the file from the top, not at a path read from the current folder (errors.workspace_path)."""
+    """Whether the command runs at the repository's top (or outside any repository), where a path from
+    here and a path from the top are one."""
     from sweepgate.core.worktop import enclosing_top
 
     top = root or enclosing_top()
@@ -61,22 +63,25 @@ def from_here(root, relative: str) -> str:
     return os.path.relpath(os.path.join(os.path.abspath(root), relative))
 
 
-def _outside(path: str, dest: str, root: str | None) -> Diagnostic:
-    """The one line for a path that leaves the repository from its top. Inside `configs/`,
-    `--changelog-file ../perf-changelog.yaml` names the changelog from where the command runs; say
-    that these paths start at the top, and the path that names that file from there, when it is a file
-    (a path to nothing, or to a folder, is said as what it is, and the flag's example given)."""
-    here = None if os.path.isabs(path) else _from_top(os.path.abspath(path), root)
-    said = "outside the repository: this flag's paths are read from the repository's top folder, wherever the command runs"
-    if here:  # the flag's value is wrong, not the file it names from here: no annotation on that file
-        from sweepgate.core.worktop import enclosing_top
+def _chosen(path: str, root: str | None) -> str | None:
+    """``path`` as typed, from the top: read from the current folder when that names a file of the repository,
+    else from the top when that does; else what names something (a folder, a link: refused as what it is);
+    else the path from the top, or from here where that alone stays inside. None when both leave it."""
+    if os.path.isabs(path) or _at_top(root):
+        return _from_top(path, root)
+    from sweepgate.core.worktop import enclosing_top
 
-        full = os.path.join(root or enclosing_top() or ".", here)
-        if os.path.isfile(full):
-            return Diagnostic(path, 0, 0, OUTSIDE, said, f"pass {here} (that file, from the top)", in_file=False)
-        what = is_a_folder() if os.path.isdir(full) else "does not exist either"
-        return Diagnostic(path, 0, 0, OUTSIDE, f"{said}, and {here}, the file it names from here, {what}",
-                          f"pass a file's path from the top, e.g. {FILE_EXAMPLES[dest]}", in_file=False)
+    top = root or enclosing_top()
+    ways = [rel for rel in (_from_top(os.path.abspath(path), root), _from_top(path, root)) if rel is not None]
+    for there in (os.path.isfile, os.path.lexists):
+        found = next((rel for rel in ways if there(os.path.join(top, rel))), None)
+        if found is not None:
+            return found
+    return ways[-1] if ways else None
+
+
+def _outside(path: str) -> Diagnostic:
+    """The one line for a path that leaves the repository, from here and from its top alike."""
     return Diagnostic(path, 0, 0, OUTSIDE, "outside the repository", "pass a path inside it", in_file=False)
 
 
@@ -85,20 +90,23 @@ DEFAULT_FILES = (F.RUNNERS_FILE, F.CHANGELOG_FILE)
 
 
 def check_repo_paths(args, root: str | None = None) -> None:
-    """Rewrite the repository-data flags on ``args`` as plain paths from the top; refuse one outside it.
-    The paths from the top, and the default files, are what the command reads from the top wherever it
-    runs: a problem at one is annotated at it from there (``errors.read_from_the_top``)."""
-    problems, from_top = [], list(DEFAULT_FILES)
+    """Rewrite the repository-data flags on ``args`` as plain paths from the top (``_chosen``); refuse one
+    outside it. The paths from the top, and the default files, are what the command reads from the top
+    wherever it runs: a problem at one is annotated at it from there (``errors.read_from_the_top``), and
+    said at the path as typed (``errors.typed_as``). A flag left at its default is read from the top."""
+    problems, from_top, typed = [], list(DEFAULT_FILES), {}
+    parser = getattr(args, "_parser", None)
     for dest in REPO_DATA_FLAGS:
         value = getattr(args, dest, None)
         if not value:
             continue
+        defaulted = parser is not None and value == parser.get_default(dest)
         paths = value if isinstance(value, list) else [value]
         fixed = []
         for path in paths:
-            rel = _from_top(path, root)
+            rel = _from_top(path, root) if defaulted else _chosen(path, root)
             if rel is None:
-                problems.append(_outside(path, dest, root))
+                problems.append(_outside(path))
             elif _is_folder(rel, root):
                 problems.append(Diagnostic(path, 0, 0, NOT_A_FILE,
                                            f"{REPO_DATA_FLAGS[dest]} takes a file; this is a folder",
@@ -106,7 +114,10 @@ def check_repo_paths(args, root: str | None = None) -> None:
             fixed.append(rel if rel and (os.path.isabs(path) or not _at_top(root)) else path)
             if rel is not None:
                 from_top.append(fixed[-1])
+                if not os.path.isabs(path) and posixpath.normpath(path) != rel:
+                    typed[rel] = posixpath.normpath(path)
         setattr(args, dest, fixed if isinstance(value, list) else fixed[0])
     read_from_the_top(from_top)
+    typed_as(typed)
     if problems:
         raise SweepgateError(problems)
