@@ -772,7 +772,7 @@ def test_a_changelog_path_that_never_existed_is_a_wrong_path_not_a_deletion(repo
     (line,) = capsys.readouterr().err.strip().splitlines()
     # msgs27: was "nope.yaml: no changelog 'nope.yaml' at the base or at ..." (the path twice)
     assert line.startswith("nope.yaml: not a file at the base or at ") and line.count("nope.yaml") == 1, line
-    assert "check --changelog-file: a path from the repository's top" in line, line
+    assert "check --changelog-file: a path from the current folder or the repository's top" in line, line
     assert "restore" not in line
 
 
