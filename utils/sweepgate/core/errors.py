@@ -320,10 +320,10 @@ def workspace_path(name: str) -> str | None:
     user typed from a subfolder (``res/out.json`` or ``../nope.json`` run in ``configs/``) is made
     relative to the top whether or not the file is there, an absolute one too. Without a workspace or
     a repository, the current folder is the top (a step's default one)."""
-    from sweepgate.core.worktop import enclosing_top
+    from sweepgate.core.worktop import WORKSPACE, enclosing_top
 
     here = os.getcwd()
-    top = os.path.realpath(os.environ.get("GITHUB_WORKSPACE") or enclosing_top() or here)
+    top = os.path.realpath(os.environ.get(WORKSPACE) or enclosing_top() or here)
     full = _typed_path(name, here, top)
     if full is None:
         return name

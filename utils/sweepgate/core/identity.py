@@ -28,17 +28,15 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (TOP_CWD, bare_names, ending_in, globbed, helper_folders, ran_from_workspace,
+from sweepgate.core.recipes import (MULTINODE_PARTS, bare_names, ending_in, globbed, helper_folders, ran_from_workspace,
                                     read_helpers, resolve_script, runs_multinode, script_candidates, shell_files,
                                     sourced_helpers, started, tail_sources, unseen_sources)
+from sweepgate.core.shellwords import TOP_CWD
+from sweepgate.core.worktop import GIT_DIR, WORKSPACE
 
 LAUNCHER_DIR = "benchmarks/runners"
 LAUNCHER_LIB = f"{LAUNCHER_DIR}/launch_common.sh"
 _LAUNCHER = re.compile(rf"{re.escape(LAUNCHER_DIR)}/launch_[^/]*\.sh")  # a launcher or launch_common.sh
-# What a multi-node script sources or starts besides benchmark_lib.sh (tests/test_identity.py
-# checks every file benchmarks/multi_node/*.sh names is here).
-MULTINODE_PARTS = ("benchmarks/multi_node/disagg_lib.sh", "benchmarks/multi_node/disagg_head.sh",
-                   "benchmarks/multi_node/node_task.sh", "benchmarks/multi_node/docker_task.sh")
 # Row fields that say which measurement a job takes besides the fingerprint and conc.
 POINT_FIELDS = (F.RECIPE_FINGERPRINT, F.CONC, F.RUNNER, F.ISL, F.OSL, F.SCENARIO_TYPE, F.RUN_EVAL, F.EVAL_ONLY)
 
@@ -165,13 +163,14 @@ def runner_facts(row: dict, runners: dict) -> dict[str, str]:
 # says it once with the number of its jobs (``blind_lines``).
 NO_SCRIPT = "no benchmark script at CONTRACTS section 7's paths"
 BLIND_WHY = "so a change to what they run there instead would go unseen; they run"
-UNSEEN_WHY = "which only the run can read, so a change to what it sources would go unseen; they run"
+UNSEEN_WHY = "which only the run can read, so a change to that file would go unseen; they run"
 
 
 class UnseenSource(str):
     """A cause of ``blind_spots``: `path:line: sources WORD`, a `source` whose file only the run knows
     (``recipes.unseen_sources``: a process substitution, standard input, a variable from the environment alone; one
-    whose path ends in names written out reads the tracked files ending so instead, ``tail_files``)."""
+    whose path ends in names written out reads the tracked files ending so instead, ``tail_files``), or `path:line:
+    runs WORD`, a file run so (`bash "$D"` where only the run knows D's value)."""
 
 
 def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None, *,
@@ -187,8 +186,8 @@ def blind_spots(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None 
     causes = [NO_SCRIPT] if resolve_script(script_candidates(row), blobs) is None else []
     causes += [path for path in support_files(row, runners) if blobs.get(path) is None]
     files = executed_files(row, runners, blobs, tracked) if files is None else files
-    unseen = unseen_sources(files, blobs, getattr(files, "folders", None))
-    return causes + [UnseenSource(f"{path}:{line}: sources {word}") for path, line, word in unseen]
+    unseen = unseen_sources(files, blobs, getattr(files, "folders", None), said=True)
+    return causes + [UnseenSource(f"{path}:{line}: {does} {word}") for path, line, word, does in unseen]
 
 
 def executed_files(row: dict, runners: dict, blobs: Blobs, tracked: Tracked | None = None, *,
@@ -302,12 +301,16 @@ def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     starting there reads (``_read_tails``), and give the paths that adds to ``more`` (what ``take`` fills): a file run
     from the workspace (`bash "$GITHUB_WORKSPACE/x.sh"`, ``recipes.ran_from_workspace``) when one of ``files`` moves it
     (``_workspace_moved``: `GITHUB_WORKSPACE=…` in a file sourced, or in the one that runs it; else it is the top's
-    alone, ``helper_folders``), and each name alone they spell when one assigns PATH (``_path_moved``,
+    alone, ``helper_folders``), and each name alone they spell when one puts a folder on PATH (``_path_folders``,
     ``recipes.bare_names``: `source env.sh` and `run.sh` may be tools/env.sh and tools/run.sh along
-    `PATH="$GITHUB_WORKSPACE/tools:$PATH"`)."""
-    ends = [*(ran_from_workspace(files, blobs, folders) if _workspace_moved(files, blobs) else []),
-            *(bare_names(files, blobs) if _path_moved(files, blobs) else [])]
-    _read_tails([(rest, False, TOP_CWD) for rest in dict.fromkeys(ends)], take, blobs, tracked, folders)
+    `PATH="$GITHUB_WORKSPACE/tools:$PATH"`, any file ending so; along `PATH=/usr/local/cuda/bin:$PATH` only the top's
+    env.sh, bin/env.sh, cuda/bin/env.sh, ...: the checkout is there only if mounted along that path)."""
+    ends = [(rest, False) for rest in (ran_from_workspace(files, blobs, folders) if _workspace_moved(files, blobs)
+                                       else [])]
+    if folders_on_path := _path_folders(files, blobs):
+        ends += [(f"{end}/{name}" if end else name, absolute) for name in bare_names(files, blobs)
+                 for end, absolute in folders_on_path]
+    _read_tails([(rest, absolute, TOP_CWD) for rest, absolute in dict.fromkeys(ends)], take, blobs, tracked, folders)
     return list(dict.fromkeys(more))
 
 
@@ -407,19 +410,18 @@ def _reached(path: str, blobs: Blobs, tracked: Tracked, read: Callable[[str], li
     return hops + [sub for sub in tracked.gitlinks() if path.startswith(sub + "/")], None
 
 
-WORKSPACE = shellwords.WORKSPACE  # the job's workspace: the checkout's top, or a folder above it
-
-
 def _workspace_moved(files: list[str], blobs: Blobs) -> bool:
     """Whether one of ``files`` moves ``WORKSPACE`` (``shellwords.moves_workspace``), so that it may be any folder
     in the job (``_may_hold``, a file run from it: ``tail_files``)."""
     return any(shellwords.moves_workspace((blobs.get(path) or b"").decode("utf-8", "replace")) for path in files)
 
 
-def _path_moved(files: list[str], blobs: Blobs) -> bool:
-    """Whether one of ``files`` assigns PATH (``shellwords.moves_path``): a name alone run or sourced in any of them
-    may then be a file of a folder of the checkout (``tail_files``)."""
-    return any(shellwords.moves_path((blobs.get(path) or b"").decode("utf-8", "replace")) for path in files)
+def _path_folders(files: list[str], blobs: Blobs) -> list[tuple[str, bool]]:
+    """The folders ``files`` put on PATH (``shellwords.path_folders``: each one's written end, whether absolute): a
+    name alone run or sourced in any of them may then be a file of a folder of the checkout ending so (``tail_files``);
+    none when no file of the job sets PATH."""
+    return list(dict.fromkeys(folder for path in files for folder in shellwords.path_folders(
+        (blobs.get(path) or b"").decode("utf-8", "replace"))))
 
 
 def _may_hold(submodule: str, rest: str, from_the_workspace: bool) -> bool:
@@ -702,7 +704,7 @@ def _listed(root: str) -> Listing:
         rel = os.path.relpath(folder, root)
         under = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         linked = [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # listed, never walked into
-        dirs[:] = [d for d in dirs if d != ".git" and d not in linked]
+        dirs[:] = [d for d in dirs if d != GIT_DIR and d not in linked]
         out += [under + name for name in [*names, *linked]]
         symlinks += [under + name for name in [*names, *linked] if os.path.islink(os.path.join(folder, name))]
     return out, {}, symlinks

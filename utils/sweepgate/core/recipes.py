@@ -21,11 +21,16 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import file_sha, files_sha
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.shellwords import FOLDER
+from sweepgate.core.shellwords import FOLDER, TOP_CWD
 
 
 SCRIPT_DIR = "benchmarks/single_node"
 MULTI_NODE_SCRIPT_DIR = "benchmarks/multi_node"
+DISAGG_LIB = f"{MULTI_NODE_SCRIPT_DIR}/disagg_lib.sh"  # starts a multi-node job's workers
+# What a multi-node script sources or starts besides benchmark_lib.sh (tests/test_identity.py checks every file
+# benchmarks/multi_node/*.sh names is here): every multi-node job runs them (``identity.support_files``)
+MULTINODE_PARTS = (DISAGG_LIB, *(f"{MULTI_NODE_SCRIPT_DIR}/{name}" for name in ("disagg_head.sh", "node_task.sh",
+                                                                               "docker_task.sh")))
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
 RULE_NO_LIBRARY = "missing-library"
@@ -76,10 +81,6 @@ def script_candidates(row: dict, gpu: str | None = None) -> list[str]:
     stem = f"{row[F.MODEL_PREFIX]}_{row[F.PRECISION]}_{gpu or gpu_family(str(row[F.RUNNER]))}"
     directory = f"{MULTI_NODE_SCRIPT_DIR if runs_multinode(row) else SCRIPT_DIR}/{scenario}"
     return [f"{directory}/{stem}_{row[F.FRAMEWORK]}{mtp}.sh", f"{directory}/{stem}{mtp}.sh"]
-
-
-# The working folder a script starts in: the checkout's top, where jobs run (``shellwords.reading``)
-TOP_CWD = (shellwords.TOP, "")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -400,16 +401,26 @@ def library_lines(scripts, blobs: dict[str, bytes | None]) -> list[tuple[str, in
     return list(found.items())
 
 
-def unseen_sources(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[tuple[str, int, str]]:
+def unseen_sources(paths, blobs: dict[str, bytes | None], folders: dict | None = None, *, said: bool = False
+                   ) -> list[tuple]:
     """(file, 1-based line, its word) of each `source` in the files ``paths`` (as far as ``blobs`` holds them) whose
     file only the run knows (``shellwords.Reading.unseen``: `source <(...)`, `source "$FROM_THE_ENVIRONMENT/x.sh"`),
-    in order; each file read from each working folder ``folders`` gives it (``helper_folders``; by default the top)."""
+    and of each file run so, in order; each file read from each working folder ``folders`` gives it
+    (``helper_folders``; by default the top). ``said``: and last, what the line does to it, ``UNSEEN_RUNS`` (a file run,
+    ``shellwords.Reading.unseen_ran``: `bash "$D"`) or ``UNSEEN_SOURCES``."""
     found = []
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
         for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
-            found += [(path, text.count("\n", 0, at) + 1, word) for at, word in _shell_reading(text, *start).unseen]
+            read = _shell_reading(text, *start)
+            ran = set(read.unseen_ran)
+            found += [(path, text.count("\n", 0, at) + 1, word,
+                       *([UNSEEN_RUNS if (at, word) in ran else UNSEEN_SOURCES] if said else []))
+                      for at, word in read.unseen]
     return list(dict.fromkeys(found))
+
+
+UNSEEN_SOURCES, UNSEEN_RUNS = "sources", "runs"  # what a line does to a file only the run knows (``unseen_sources``)
 
 
 def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False, folders: dict | None = None,

@@ -71,6 +71,7 @@ import re
 from dataclasses import dataclass, field
 
 from sweepgate.core import shellcode, shellflow, shellgrammar
+from sweepgate.core.worktop import WORKSPACE
 
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
 # The working folder a file read as data "starts" in (``Reading.ran_sites``: `cat .env`, `< params.txt`): hashed as
@@ -82,6 +83,8 @@ _RELATIVE = "relative"
 # (SELF, "") | (FOLDER, path from the script's folder) | (TOP, path from the checkout's top) | (TAIL, path from a place
 # only the run knows: a variable's value, never a `source`'s place, ``_tail_place``)
 Place = tuple[str, str]
+# The working folder a script starts in: the checkout's top, where jobs run
+TOP_CWD: Place = (TOP, "")
 # The working folder, kept among a scope's variables under a name no variable has: a `cd` moves it, `$(pwd)` and
 # `$PWD` (unless the text sets PWD) are it
 _CWD = " cwd"
@@ -219,9 +222,16 @@ def _script_word(text: str, at: int, python: bool) -> int | None:
 
 
 # A command that runs the interpreter after it where only the run knows the working folder (a container, another node,
-# another user, `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`
-_ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|sudo|xargs|ssh'
-                        r'|mpirun|nsys|env(?=(?:[ \t]+[^\s;&|]+)*?[ \t]+(?:-[A-Za-z0]*C|--chdir)))(?![\w./-])')
+# `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`. `sudo`,
+# `xargs` and `mpirun` run it on this host in the same folder, as `timeout` does (`sudo bash x.sh`, `xargs -n1 bash
+# x.sh`, `mpirun -np 8 python3 t.py`), unless an option of theirs moves it (``_MOVED_BY``: `sudo -i` starts in the
+# user's home, `sudo -D b`, `mpirun -wdir b`); any such word up to the interpreter's file counts, its own too
+_LATER = r'(?=(?:(?:[ \t]|\\\n)+[^\s;&|]+)*?(?:[ \t]|\\\n)+'
+_MOVED_BY = {"env": r'(?:-[A-Za-z0]*C|--chdir)', "sudo": r'(?:-[A-Za-z]*[iD]|--login|--chdir)',
+             "mpirun": r'(?:--?(?:wdir|wd|chdir|set-cwd-to-session-dir))(?![\w-])'}
+_ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|ssh|nsys|'
+                        + "|".join(f'{tool}{_LATER}{moved})' for tool, moved in _MOVED_BY.items())
+                        + r')(?![\w./-])')
 # where a command of a pipeline begins in the code (a `\`-continued line goes on), outside the command substitutions
 # and subshells before it (``_run_elsewhere``): an `_ELSEWHERE` word before the interpreter after it counts
 _COMMAND_BREAK = re.compile(r'(?<!\\)\n|[;&|(]')
@@ -232,7 +242,7 @@ _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
 # run -w /ws img bash x.sh`, a line of a heredoc given to bash): a relative path, or one from the workspace, ending in a
 # script's extension; bash or a wrapper may run it, and hashing a file it does not run costs a reuse at most. An
 # argument of a pipeline with no interpreter (`echo shared/tool.py`, `cat shared/helper.sh`) runs none
-_SCRIPT_NAMED = re.compile(r'(?<![^\s;&|()<>`"\'=])(?:\$(?:GITHUB_WORKSPACE|\{GITHUB_WORKSPACE\})/+)?'
+_SCRIPT_NAMED = re.compile(r'(?<![^\s;&|()<>`"\'=])(?:\$(?:' + WORKSPACE + r'|\{' + WORKSPACE + r'\})/+)?'
                            r'(?:[\w.+-]+/+)*[\w+-][\w.+-]*\.(?:sh|bash|py)(?![\w.+/-])')
 # where a pipeline ends: a newline (not one a `\` continues), `;`, `&&`, `||`, `&` (not a redirection's: `2>&1`, `&>`,
 # `|&`)
@@ -255,38 +265,70 @@ def names_dollar0(text: str) -> bool:
 
 
 # An assignment of PATH (`export PATH="$GITHUB_WORKSPACE/tools:$PATH"`, `PATH=… cmd`, `PATH+=…`)
-_PATH_SET = re.compile(r'(?<![\w$.{/-])PATH\+?=')
+_PATH_SET = re.compile(r'(?<![\w$.{/-])PATH(?P<append>\+?)=')
+# PATH's own value in an assignment of it (`$PATH`, `${PATH}`, `${PATH:+:$PATH}` once what it holds is taken)
+_OLD_PATH = re.compile(r'\$(?:PATH(?!\w)|\{PATH(?:[^{}\w][^{}]*)?\})')
 # A name alone as a word (`env.sh`, `"run.sh"`, `tune`): bash looks along PATH for a command, and for a `source`
 _BARE_WORD = re.compile(r'(?<![^\s;&|()<>`"\'])[\w+][\w.+-]*(?=[\s;&|()<>`"\']|\Z)')
 
 
-def moves_path(text: str) -> bool:
-    """Whether ``text`` assigns PATH (``_PATH_SET``): then a name alone that a file of the job runs or sources may be
-    a file of any folder on it, the checkout's own too (``bare_words``, ``identity.tail_files``)."""
-    return _PATH_SET.search(text) is not None
+def _uncommented(text: str) -> str:
+    """``text`` with its comments blanked (``shellcode.parts``), the same length: what bash may run."""
+    out = list(text)
+    for begin, end in shellcode.parts(text)[2]:
+        if text.startswith("#", begin):
+            out[begin:end] = " " * (end - begin)
+    return "".join(out)
+
+
+def path_folders(text: str) -> list[tuple[str, bool]]:
+    """The folders each assignment of PATH in ``text`` but in a comment (``_PATH_SET``) puts on it, PATH's own value
+    aside, each as what a tracked file found there may end in: its written end (``_tail``: `tools` for `tools`,
+    `./tools`, `"$GITHUB_WORKSPACE/tools"`, `$PWD/tools`; "" for one of which no name is written, `.`, an empty entry,
+    `$(cat p)`: any folder), and whether it is an absolute path written out (`/usr/local/cuda/bin`: the checkout, if
+    there at all, is mounted somewhere along it, so only a file whose path that one ends in may be found, the top's
+    `nvcc`, `bin/nvcc`, ..., never `tools/nvcc`), in order. A name alone that a file of the job runs or sources may be
+    a file of such a folder (``bare_words``, ``identity.tail_files``); none: PATH is as the job found it."""
+    code = _uncommented(text)
+    found: dict[tuple[str, bool], None] = {}
+    for m in _PATH_SET.finditer(code):
+        value = _word(text, m.end()).replace('"', "").replace("'", "")
+        while (held := _OLD_PATH.sub("\0", value)) != value:
+            value = held
+        entries = value.split(":")
+        for k, entry in enumerate(entries):
+            if "\0" in entry and not entry.replace("\0", "") or not entry and k == 0 and m["append"]:
+                continue  # PATH's own value; `PATH+=:/x` begins with a separator
+            entry = entry.replace("\0", "").rstrip("/") or ("/" if entry.startswith("/") else entry)
+            absolute = entry.startswith("/") and not re.search(r'[$`~*?\[]', entry)
+            end = _tail(entry if absolute or _LITERAL.fullmatch(entry) else _TAIL.search(entry)) or ""
+            found[end, absolute and bool(end)] = None
+    return list(found)
 
 
 def bare_words(text: str) -> list[str]:
     """Each name alone as a word in ``text`` but in a comment (``_BARE_WORD``: a command's, a `source`'s, an
     argument's; a file of that name in a folder on a PATH a file of the job set may be the one run), in order."""
-    comments = [(begin, end) for begin, end in shellcode.parts(text)[2] if text.startswith("#", begin)]
-    return list(dict.fromkeys(m.group() for m in _BARE_WORD.finditer(text)
-                              if not any(begin <= m.start() < end for begin, end in comments)))
+    return list(dict.fromkeys(m.group() for m in _BARE_WORD.finditer(_uncommented(text))))
 
 
 # The job's workspace (actions/checkout puts the checkout there): a path after it is read from the checkout's top
-WORKSPACE = "GITHUB_WORKSPACE"  # the checkout's top, or a folder above it (actions/checkout path:)
 _WORKSPACE = re.compile(rf'\$(?:{WORKSPACE}|\{{{WORKSPACE}\}})(?=/)')
 _WORKSPACE_NAMED = re.compile(rf"(?<!\w){WORKSPACE}(?!\w)")
-_WORKSPACE_EXPANDED = re.compile(rf"\$(?:\{{{WORKSPACE}\}}|{WORKSPACE}(?!\w))")
+# an expansion of it that only reads it: `$GITHUB_WORKSPACE`, `${GITHUB_WORKSPACE}`, `${GITHUB_WORKSPACE:-/x}`,
+# `${GITHUB_WORKSPACE%/*}`, `${#GITHUB_WORKSPACE}` (not `${GITHUB_WORKSPACE:=/x}` nor `${GITHUB_WORKSPACE=/x}`, which
+# set it)
+_WORKSPACE_EXPANDED = re.compile(rf"\$(?:\{{[#!]?{WORKSPACE}(?![\w=]|:=)|{WORKSPACE}(?!\w))")
 
 
 def moves_workspace(text: str) -> bool:
-    """Whether ``text`` names ``WORKSPACE`` otherwise than expanding it (`GITHUB_WORKSPACE=…`, `export
-    GITHUB_WORKSPACE=…`, `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`): then, in it and in every file of the job
-    (a file it sources, one it runs, one that sources it: the variable is the shell's and exported), it may be any
-    folder. The one test of it (``identity.tail_files``)."""
-    return len(_WORKSPACE_NAMED.findall(text)) > len(_WORKSPACE_EXPANDED.findall(text))
+    """Whether ``text`` but its comments names ``WORKSPACE`` otherwise than expanding it to read it
+    (`GITHUB_WORKSPACE=…`, `export GITHUB_WORKSPACE=…`, `${GITHUB_WORKSPACE:=…}`, `read GITHUB_WORKSPACE`; not
+    `${GITHUB_WORKSPACE:-…}`, `# cd $GITHUB_WORKSPACE`): then, in it and in every file of the job (a file it sources,
+    one it runs, one that sources it: the variable is the shell's and exported), it may be any folder. The one test of
+    it (``identity.tail_files``)."""
+    code = _uncommented(text)
+    return len(_WORKSPACE_NAMED.findall(code)) > len(_WORKSPACE_EXPANDED.findall(code))
 
 
 @dataclass
@@ -308,8 +350,10 @@ class Reading:
     # path after it (no `..`); where a file of the job moves the workspace (``moves_workspace``), any tracked file
     # ending so may be the one run (``recipes.ran_from_workspace``). Not ``ran_tails``, read whatever the job sets
     ran_from_workspace: list[tuple[int, str]] = field(default_factory=list)
-    # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written
+    # each `source` whose file only the run knows (``_unseen``): an offset on its line, its word as written; and a file
+    # run so (``_ran``: `bash "$D"` where D's value is lost), which are also in ``unseen_ran``
     unseen: list[tuple[int, str]] = field(default_factory=list)
+    unseen_ran: list[tuple[int, str]] = field(default_factory=list)
     # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
     # `"$VENV/bin/activate"`, `benchmarks/x.sh` after a `cd` to such a place): an offset on its line, that end (a
     # relative path, no `..`), and the variable its own word starts with when that word is the variable, unset in
@@ -323,7 +367,7 @@ class Reading:
     # and at each `source` of ``tails``, in the same order
     tail_sites: list[Place | None] = field(default_factory=list)
     # the working folder where the text ends (where a file that sources it goes on from)
-    end_cwd: Place | None = (TOP, "")
+    end_cwd: Place | None = TOP_CWD
     # each file run (``ran``) by a path whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
     # none of the text's; `python3 x.py` after a `cd` only the run knows): an offset, that end (``_tail``); and the
     # working folder there, in the same order (where the file run starts)
@@ -342,7 +386,7 @@ class Reading:
     glob_sites: list[Place | None] = field(default_factory=list)
 
 
-def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Place | None], ...] = (),
+def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Place | None], ...] = (),
             sets: tuple[tuple[int, tuple[tuple[str, Place | None], ...]], ...] = (),
             absent: frozenset[Place] = frozenset()) -> Reading:
     """What ``text`` sources and names (``Reading``), read once; ``cwd``: the working folder at its start (a file
@@ -357,7 +401,7 @@ def reading(text: str, cwd: Place | None = (TOP, ""), moves: tuple[tuple[int, Pl
     if cwd == READ_AS_DATA:
         return Reading()
     parts = shellcode.parts(text)
-    start = {} if cwd == (TOP, "") else {_CWD: cwd}
+    start = {} if cwd == TOP_CWD else {_CWD: cwd}
     read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent)
     read.named, read.named_sites = _named(text, read.assigned, read.moved, start)
     return read
@@ -380,7 +424,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
             at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
-            if _cwd_at(read.moved, offsets[0] if offsets else 0, variables) not in ((TOP, ""), (TOP, ".")):
+            if _cwd_at(read.moved, offsets[0] if offsets else 0, variables) not in (TOP_CWD, (TOP, ".")):
                 # after a `cd` the shell starts where it went, or where `srun`, `docker run -w` put it: only the
                 # run knows (a relative path there is a written end, every tracked file ending so)
                 at_start[_CWD] = None
@@ -389,6 +433,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.sites += sub.sites
             read.tail_sites += sub.tail_sites
             read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
+            read.unseen_ran += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen_ran]
             read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
             read.ran += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.ran]
             read.ran_sites += sub.ran_sites
@@ -989,7 +1034,7 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     moved it from the top; None: only the run knows where), its place, or a file only the run knows (``_unseen``; a
     written end after a variable the text does not set, none of the scope's, is said with it: ``_start``)."""
     cwd = scope.cwd
-    if (relative := _relative_word(word)) and cwd != (TOP, ""):
+    if (relative := _relative_word(word)) and cwd != TOP_CWD:
         place = None if cwd is None else (cwd[0], posixpath.normpath(posixpath.join(cwd[1] or ".", relative)))
         if place is None or place[0] == TAIL:
             _unplaced(read, said_at, word, _tail(place[1] if place else relative), cwd=cwd)
@@ -1132,7 +1177,7 @@ def _tail_place(word: str) -> Place | None:
 
 
 def _unplaced(read: Reading, said_at: int, said: str, tail: str | None, start: str = "",
-              cwd: Place | None = (TOP, "")) -> None:
+              cwd: Place | None = TOP_CWD) -> None:
     """A `source` the reading cannot place: one whose path ends in a ``tail`` (``Reading.tails``, from ``start``; the
     working folder there ``cwd``), else one whose file only the run knows (``Reading.unseen``)."""
     if tail:
@@ -1279,7 +1324,7 @@ class _Scope:
     # each `if` begun here and not ended: the variables after its last condition, and where each branch before ended
     alternatives: dict[int, tuple[dict, list[dict]]] = field(default_factory=dict)
     # the working folder where it began (as its text, or the command substitution holding it, began)
-    began: Place | None = (TOP, "")
+    began: Place | None = TOP_CWD
 
     @property
     def cwd(self) -> Place | None:
@@ -1293,7 +1338,7 @@ class _Scope:
 
 def _cwd(variables: dict[str, Place | None]) -> Place | None:
     """The working folder where ``variables`` are in force: the checkout's top, where jobs run, until a `cd`."""
-    return variables.get(_CWD, (TOP, ""))
+    return variables.get(_CWD, TOP_CWD)
 
 
 def _enter(scopes: list[_Scope], spans: list[tuple[int, int]], k: int, at: int) -> int:
@@ -1371,7 +1416,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     is read so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list
     (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
-    assigned, moved = read.assigned, read.moved
+    assigned, moved, before = read.assigned, read.moved, len(read.unseen)
     words, elsewhere, data = _ran_words(text, code, literal, spans)
     found: dict[tuple[int, Place, Place | None], None] = {}
     tails: dict[tuple[int, str, Place | None], None] = {}
@@ -1390,6 +1435,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
     read.unseen += list(unseen)
+    read.unseen_ran += read.unseen[before:]
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool], start: dict[str, Place | None],
@@ -1676,7 +1722,7 @@ def _command(words: list[str], variables: dict[str, Place | None]) -> Place | No
     if name == "pwd" and all(a in ("-P", "-L") for a in args):
         return _cwd(variables)
     if name == "git" and args == ["rev-parse", "--show-toplevel"]:
-        return TOP, ""
+        return TOP_CWD
     if name == "dirname" and len(args) == 1:
         return _parent(_place(args[0], variables))
     if name == "realpath" or name == "readlink" and any(re.fullmatch(r"-\w*[fem]\w*", a) for a in args):

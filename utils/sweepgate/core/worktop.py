@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+WORKSPACE = "GITHUB_WORKSPACE"  # the job's workspace: the checkout's top, or a folder above it (actions/checkout path:)
 GIT_DIR = ".git"  # a checkout's repository: git holds no file of its own under this name (any case)
 
 

@@ -15,12 +15,11 @@ from sweepgate.core import fields, pythoncall
 from sweepgate.core.scriptlines import runs_module
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env
 from sweepgate.core.placement import runners_at
-from sweepgate.core.recipes import runs_multinode
+from sweepgate.core.recipes import DISAGG_LIB, runs_multinode  # DISAGG_LIB starts the workers (fixes say so)
 from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.standin import option_value
 
 SERVER_MODULE, ROUTER_MODULE = fields.SGLANG_SERVER_MODULE, fields.SGLANG_ROUTER_MODULE
-DISAGG_LIB = "benchmarks/multi_node/disagg_lib.sh"  # starts the workers (and their fixes say so)
 
 
 def wrong_port(what: str, argv: list[str], env: dict) -> str | None:
