@@ -66,6 +66,7 @@ runs or reads it (``Reading.loops``); a path with a glob there is every tracked 
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -272,8 +273,10 @@ _OLD_PATH = re.compile(r'\$(?:PATH(?!\w)|\{PATH(?:[^{}\w][^{}]*)?\})')
 _BARE_WORD = re.compile(r'(?<![^\s;&|()<>`"\'])[\w+][\w.+-]*(?=[\s;&|()<>`"\']|\Z)')
 
 
+@functools.lru_cache(maxsize=1024)
 def _uncommented(text: str) -> str:
-    """``text`` with its comments blanked (``shellcode.parts``), the same length: what bash may run."""
+    """``text`` with its comments blanked (``shellcode.parts``), the same length: what bash may run (once per text:
+    the run identity asks of each file of a job's again for every row, ``identity.tail_files``)."""
     out = list(text)
     for begin, end in shellcode.parts(text)[2]:
         if text.startswith("#", begin):
