@@ -72,8 +72,10 @@ def test_an_edit_to_a_file_the_job_reads_still_changes_its_identity(tmp_path, ho
     assert _stale(tmp_path, files, {"sudo": SAME_FOLDER, "mpirun": SAME_FOLDER}) == []
 
 
-def test_a_workspace_moved_before_a_comment_still_moves_it(tmp_path):
-    lines = 'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b"  # a comment\nbash "$GITHUB_WORKSPACE/x.sh"\n'
+@pytest.mark.parametrize("lines", [
+    'GITHUB_WORKSPACE="$GITHUB_WORKSPACE/b"  # a comment\nbash "$GITHUB_WORKSPACE/x.sh"\n',
+    "bash <<'EOF'\n# a heredoc's first line\nGITHUB_WORKSPACE=\"$GITHUB_WORKSPACE/b\"\nbash \"$GITHUB_WORKSPACE/x.sh\"\nEOF\n"])
+def test_a_workspace_moved_beside_a_comment_still_moves_it(tmp_path, lines):
     assert _stale(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + lines, **FILES}) == []
 
 
@@ -96,6 +98,8 @@ def test_a_path_outside_the_checkout_keeps_submodules_out(tmp_path):
 
 
 PATH_INSIDE = {
+    "in a heredoc given to bash, after a comment": ("bash <<'EOF'\n# tools first\nexport PATH=\"$PWD/tools:$PATH\"\n"
+                                                   "tune\nEOF\n"),
     "the workspace's folder after CUDA's": 'export PATH="/usr/local/cuda/bin:$GITHUB_WORKSPACE/tools:$PATH"\ntune\n',
     "a relative folder": 'PATH="tools:$PATH"\ntune\n',
     "before a comment": 'PATH="$PWD/tools:$PATH"  # tools first\ntune\n',

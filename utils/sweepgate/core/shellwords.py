@@ -275,11 +275,12 @@ _BARE_WORD = re.compile(r'(?<![^\s;&|()<>`"\'])[\w+][\w.+-]*(?=[\s;&|()<>`"\']|\
 
 @functools.lru_cache(maxsize=1024)
 def _uncommented(text: str) -> str:
-    """``text`` with its comments blanked (``shellcode.parts``), the same length: what bash may run (once per text:
-    the run identity asks of each file of a job's again for every row, ``identity.tail_files``)."""
+    """``text`` with its comments blanked (``shellcode.parts``' text parts that begin with a `#` and end on its line:
+    a heredoc's body that begins with one, `bash <<'EOF'` then `# set up`, is kept), the same length: what bash may
+    run (once per text: the run identity asks of each file of a job's again for every row, ``identity.tail_files``)."""
     out = list(text)
     for begin, end in shellcode.parts(text)[2]:
-        if text.startswith("#", begin):
+        if text.startswith("#", begin) and "\n" not in text[begin:end]:
             out[begin:end] = " " * (end - begin)
     return "".join(out)
 
