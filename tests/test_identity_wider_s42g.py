@@ -114,6 +114,7 @@ def test_a_path_into_the_checkout_still_hashes_the_file_run(tmp_path, how):
 
 
 @pytest.mark.parametrize("lines", ["cd b\nsudo -i bash x.sh\n", "cd b\nsudo -D /x bash x.sh\n",
+                                   "cd b\nsudo --login bash x.sh\n", "cd b\nsudo -R /r bash x.sh\n",
                                    "cd b\nmpirun -wdir /x -np 2 bash x.sh\n", "cd b\nsudo docker run img bash x.sh\n"])
 def test_an_option_that_moves_the_folder_keeps_it_run_elsewhere(tmp_path, lines):
     """Where it starts only the run knows: every tracked x.sh is hashed, the top's too."""

@@ -226,9 +226,10 @@ def _script_word(text: str, at: int, python: bool) -> int | None:
 # `env -C`/`--chdir`): `docker run -w /ws img bash x.sh`, `srun --chdir=b bash x.sh`, `env -C b bash x.sh`. `sudo`,
 # `xargs` and `mpirun` run it on this host in the same folder, as `timeout` does (`sudo bash x.sh`, `xargs -n1 bash
 # x.sh`, `mpirun -np 8 python3 t.py`), unless an option of theirs moves it (``_MOVED_BY``: `sudo -i` starts in the
-# user's home, `sudo -D b`, `mpirun -wdir b`); any such word up to the interpreter's file counts, its own too
+# user's home, `sudo -D b`, `sudo -R root`, `--login`, `--chdir`, `--chroot` and their abbreviations, `mpirun -wdir b`);
+# any such word up to the interpreter's file counts, its own too
 _LATER = r'(?=(?:(?:[ \t]|\\\n)+[^\s;&|]+)*?(?:[ \t]|\\\n)+'
-_MOVED_BY = {"env": r'(?:-[A-Za-z0]*C|--chdir)', "sudo": r'(?:-[A-Za-z]*[iD]|--login|--chdir)',
+_MOVED_BY = {"env": r'(?:-[A-Za-z0]*C|--chdir)', "sudo": r'(?:-[A-Za-z]*[iDR]|--(?:l|ch)\w*)',
              "mpirun": r'(?:--?(?:wdir|wd|chdir|set-cwd-to-session-dir))(?![\w-])'}
 _ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot|singularity|apptainer|ssh|nsys|'
                         + "|".join(f'{tool}{_LATER}{moved})' for tool, moved in _MOVED_BY.items())
