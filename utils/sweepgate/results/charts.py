@@ -77,7 +77,10 @@ FIT, MIN_TEXT_SIZE = 0.98, 7  # a legend or title wider than this share of the f
 # size can still be a pixel or two wide; review polish26: the second try was removed too, leaving no legend).
 LEGEND_TRIES = 3
 BACKGROUND = "white"  # the figure's and the plot's: every colour drawn on it is measured against it (``contrast``)
-STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, "axes.grid": True,
+# Every text of a chart drawn as written: a config key or model `a$\\frac{1}{0}$b` is no fraction, and `x$\\undefined$y`
+# no ParseFatalException (s42k: a result's strings are a job's, and matplotlib reads `$...$` as mathtext by default).
+LITERAL_TEXT = {"text.parse_math": False, "text.usetex": False}
+STYLE = {"svg.hashsalt": "sweepgate", "svg.fonttype": "none", **TEXT_SIZE, **LITERAL_TEXT, "axes.grid": True,
          "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False,
          "figure.facecolor": BACKGROUND, "axes.facecolor": BACKGROUND, "savefig.facecolor": BACKGROUND}
 # Six hues, each at least 3:1 on the BACKGROUND (WCAG 2.x's ratio for graphical objects: markers, fronts) and no
@@ -592,8 +595,17 @@ def _cross_style(missing: str | None, size: float = 8) -> dict:
     """The mark of a point drawn at its baseline for want of a figure: a thin cross where the run did not
     measure it, a question mark where it did without a figure the axes show (``missing``)."""
     if missing:
-        return {"marker": NO_FIGURE_MARKER, "markersize": size + 3, "markeredgewidth": 0.6}
+        return {"marker": _no_figure_marker(), "markersize": size + 3, "markeredgewidth": 0.6}
     return {"marker": "x", "markersize": size, "markeredgewidth": 1.6}
+
+
+def _no_figure_marker():
+    """NO_FIGURE_MARKER as a MarkerStyle, its path made from mathtext, which LITERAL_TEXT turns off for every text."""
+    import matplotlib
+    from matplotlib.markers import MarkerStyle
+
+    with matplotlib.rc_context({"text.parse_math": True}):
+        return MarkerStyle(NO_FIGURE_MARKER)
 
 
 def cross_entries(items: list[dict]) -> list[str | None]:
@@ -1256,10 +1268,16 @@ def draw_chart(group: tuple, items: list[dict], run: str, part: tuple[int, int] 
     ``baseline``: (ref, window) the baseline medians come from, as the legend names them. ``context``: the nearest
     recipe the baseline measured, for a group with no baseline (``contexts``), drawn faint and named in the legend;
     a group with neither says so in its title (``no_baseline_words``; ``sought``: whether a context was sought)."""
+    import matplotlib
+
+    with matplotlib.rc_context(LITERAL_TEXT):  # each Text keeps it once made: in a figure drawn outside draw_charts too
+        return _draw_chart(group, items, run, part, whole or items, rows, baseline, context, sought)
+
+
+def _draw_chart(group, items, run, part, whole, rows, baseline, context, sought):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    whole = whole or items
     rows = rows or legend_rows(items, whole, extra=bool(context))
     fig = Figure(figsize=(8, 5.0 + LEGEND_ROW * rows), dpi=110, layout="constrained")
     fig.get_layout_engine().set(w_pad=SIDE_PAD / 72)  # the rightmost tick label clear of the edge

@@ -1,0 +1,56 @@
+"""s42k: a result's strings are drawn on a chart as written, never read as matplotlib mathtext. A config key
+`a$\\frac{1}{0}$b` (a job's sidecar states it; ingest stores it as written) was drawn as a fraction in the legend,
+and `x$\\undefined$y` or `a$$b` stopped `results compare --plots` with a ParseFatalException, no chart written.
+Through `results ingest` and `results compare --plots`, read back from the SVG (its text is text: svg.fonttype
+none) and checked in the PNG's existence."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+import synth
+from helpers import ROW, job, run_cli, vllm_output, write_job
+from sweepgate.results import record as R
+from sweepgate.results import store
+
+NAMES = ["a$\\frac{1}{0}$b", "$$", "x$\\undefined$y", "a\\$b", "one $ alone", "a$^$b", "$x_1$", "_hidden"]
+
+
+def _svg_texts(path) -> list[str]:
+    return [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", path.read_text(encoding="utf-8"))]
+
+
+def _charts(folder):
+    svgs, pngs = sorted(folder.glob("*.svg")), sorted(folder.glob("*.png"))
+    assert len(svgs) == len(pngs) == 1, (svgs, pngs)
+    assert pngs[0].read_bytes().startswith(b"\x89PNG") and pngs[0].stat().st_size > 1000
+    return svgs[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_config_key_is_drawn_in_the_legend_as_written(name, db, tmp_path, capsys):
+    for run, ref, day in (("11", "refs/heads/main", 1), ("12", "refs/heads/main", 2), ("21", "refs/pull/7/merge", 5)):
+        side = job(run_id=run, ref=ref, row=dict(ROW), finished=f"2026-01-0{day}T12:00:00+00:00",
+                   **{"config-key": name})
+        path = write_job(tmp_path / "in" / run, "res", vllm_output(date=f"2026010{day}-120000"), side)
+        rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(path))
+        assert rc == 0, err
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", "--plots", str(tmp_path / "charts"))
+    assert rc == 0 and "Traceback" not in err and "Exception" not in err, err
+    assert name in _svg_texts(_charts(tmp_path / "charts"))
+
+
+@pytest.mark.parametrize("name", NAMES[:4])
+def test_a_model_is_drawn_in_the_title_as_written(name, db, tmp_path, capsys):
+    """A store's records (a model name no sidecar would pass, read from a store another tool filled)."""
+    records = [dict(r, **{R.MODEL: name}) for r in synth.history(runs=3, keys=synth.KEYS[:1])
+               + synth.pr_run(keys=synth.KEYS[:1])]
+    with store.open_store(db) as st:
+        st.add(records)
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-7", "--plots", str(tmp_path / "charts"))
+    assert rc == 0 and "Traceback" not in err and "Exception" not in err, err
+    texts = _svg_texts(_charts(tmp_path / "charts"))
+    assert any(t.startswith(f"{name} fp8 on b300") for t in texts), texts
