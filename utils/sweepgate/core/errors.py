@@ -241,10 +241,14 @@ _GLOB = frozenset("*?")
 _CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F) if c != 0x09}
 
 
-def printable(text: str) -> str:
+_CONTROL_BUT_LINES = {c: e for c, e in _CONTROL.items() if c != 0x0A}
+
+
+def printable(text: str, lines: bool = False) -> str:
     """``text`` with its control characters written as escapes: a line of somebody else's text (a
-    file name, a script's output) cannot move the cursor, recolour the terminal or end the line."""
-    return text.translate(_CONTROL)
+    file name, a script's output) cannot move the cursor, recolour the terminal or end the line.
+    ``lines``: its line ends stay (text already laid out in lines)."""
+    return text.translate(_CONTROL_BUT_LINES if lines else _CONTROL)
 
 
 def _escape_data(text: str) -> str:

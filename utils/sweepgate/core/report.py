@@ -98,7 +98,12 @@ def console(stream=None, *, width: int | None = None):
         def _render_buffer(self, buffer) -> str:
             """The text to write; piped, with no line ending in blanks: rich pads every cell to its column's
             width, the last column's too (`mtp `, `verdict  `), which a diff, a CI log or a pasted report keeps.
-            A terminal's text, escape codes among it, is left as rich draws it."""
+            A terminal's text, escape codes among it, is left as rich draws it: its styles and cursor moves
+            (control segments); a control character in the text itself, a cell's or a note's that reached
+            here unescaped, is written as an escape (``printable``), so it never reaches the terminal (s42k)."""
+            from rich.segment import Segment
+
+            buffer = [seg if seg.control else Segment(printable(seg.text, lines=True), seg.style) for seg in buffer]
             text = super()._render_buffer(buffer)
             return text if self.is_terminal else _BLANKS_BEFORE_NEWLINE.sub("\n", text)
 
@@ -518,6 +523,7 @@ def print_units(console, units: list[str], style: str | None = None, hang: int =
     from rich.text import Text
 
     hang = hang if 0 < hang <= console.width // 2 else 0
+    units = [printable(unit) for unit in units]  # a point's label in a note: somebody else's text
     lines = [" ".join(units)] if console.soft_wrap else packed(units, console.width, hang)
     fold = None if console.soft_wrap else "fold"  # a soft-wrapping console's one line stays whole (rich
     # folded nothing there but cut the line at the console's width: a piped note lost its end at 240 columns)
@@ -541,7 +547,7 @@ def print_wrapped(console, text: str, indent: int = 2) -> None:
     from rich.text import Text
 
     width = console.width if console.is_terminal or _columns() else PROSE_WIDTH
-    for i, line in enumerate(packed(text.split(), width, indent)):  # Text: a metric's name is no rich markup
+    for i, line in enumerate(packed([printable(word) for word in text.split()], width, indent)):  # Text: no markup
         console.print(Text(" " * indent * bool(i) + line), overflow="fold")
 
 

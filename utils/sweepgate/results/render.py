@@ -883,6 +883,14 @@ def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header
     return grid
 
 
+def _printable(row: tuple[str, ...]) -> tuple[str, ...]:
+    """A row's cells as a terminal shows them (``errors.printable``): an escape sequence or a carriage return in a
+    config key (a job's sidecar states it) neither rewrites the reader's terminal nor moves its cursor (s42k)."""
+    from sweepgate.core.errors import printable
+
+    return tuple(map(printable, row))
+
+
 def _add(grid, v: C.Verdict, row: tuple[str, ...]) -> None:
     """One verdict's cells as a row, in its verdict's style (plain text: no cell is rich markup)."""
     from rich.text import Text
@@ -979,7 +987,9 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     headers = _with_run(HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1], run)
     by_point, placed = unchanged_by_point(comparison), set()
     naming = point_naming(comparison)
-    rows = [(v, cells(v, naming)) for _, verdicts in sections(comparison) for v in together(verdicts, by_point, placed)]
+    # a result's strings with their control characters as escapes (``printable``), before the widths are taken
+    rows = [(v, _printable(cells(v, naming))) for _, verdicts in sections(comparison)
+            for v in together(verdicts, by_point, placed)]
     unchanged = sum(v.verdict == C.UNCHANGED for v, _ in rows)
     left_out = 0 if all_rows or unchanged <= UNCHANGED_SHOWN else unchanged
     if left_out:
@@ -1018,7 +1028,7 @@ def _eval_table(console, comparison: C.Comparison, naming: Naming) -> None:
     if not comparison.evals:
         return
     notes = eval_notes(comparison.evals)
-    rows = [(v, eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming)) for v in comparison.evals]
+    rows = [(v, _printable(eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming))) for v in comparison.evals]
     headers = eval_headers(comparison)
     grid = _grid(headers)
     for v, row in rows:
