@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Callable
 
-from sweepgate.core.errors import Diagnostic, SweepgateError
+from sweepgate.core.errors import Diagnostic, SweepgateError, os_reason
 from sweepgate.core.fields import WORKFLOWS_FOLDER
 
 PLAN_MARKER = "<!-- sweepgate-plan -->"
@@ -574,19 +574,66 @@ def api_error(exc, what: str, hint: str, base_url: str | None = None) -> Sweepga
     raise exc
 
 
-def _unzip(data: bytes, dest) -> None:
-    """Extract an artifact zip into ``dest``, refusing members that would land outside it."""
+# What one artifact zip may hold (s42k: its bytes are a GPU job's, which ran a PR's code): the zip as downloaded,
+# its members, and what they unpack to, by the sizes the zip declares (zipfile writes no more of a member than
+# its declared size, so the sum bounds the disk used). A results artifact (a store, its JSONL, the charts) holds
+# a few hundred files and some MB; these leave it a hundredfold room.
+MAX_ARTIFACT_ZIP_BYTES = 1 << 30
+MAX_ARTIFACT_MEMBERS = 20_000
+MAX_ARTIFACT_UNZIPPED_BYTES = 2 << 30
+ARTIFACT_HINT = "check what uploaded the artifact (main's collect job writes it); re-run the main workflow"
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+def _members(zf, what: str) -> list:
+    """The members of artifact zip ``zf`` to extract, each checked: a regular file or a folder (no symbolic link,
+    device or FIFO: upload-artifact stores the files links point at, never a link), not encrypted, within the
+    limits above; else one refusal naming ``what`` (the artifact)."""
+    import stat
+
+    members = zf.infolist()
+    if len(members) > MAX_ARTIFACT_MEMBERS:
+        raise _fail(f"{what} holds {len(members):,} files, more than the {MAX_ARTIFACT_MEMBERS:,} a results "
+                    "artifact may", ARTIFACT_HINT)
+    total = sum(m.file_size for m in members)
+    if total > MAX_ARTIFACT_UNZIPPED_BYTES:
+        raise _fail(f"{what} unpacks to {_mib(total)} by its own sizes, more than the "
+                    f"{_mib(MAX_ARTIFACT_UNZIPPED_BYTES)} a results artifact may (a zip bomb?)", ARTIFACT_HINT)
+    for member in members:
+        kind = stat.S_IFMT(member.external_attr >> 16) if member.create_system == 3 else 0  # 3: Unix modes
+        if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+            name = "a symbolic link" if kind == stat.S_IFLNK else "no regular file"
+            raise _fail(f"{what}: member '{member.filename}' is {name}", ARTIFACT_HINT)
+        if member.flag_bits & 0x1:
+            raise _fail(f"{what}: member '{member.filename}' is encrypted", ARTIFACT_HINT)
+    return members
+
+
+def _unzip(data, dest, what: str = "the artifact") -> None:
+    """Extract an artifact zip (bytes or a file) into ``dest``, refusing members that would land outside it and
+    any zip ``_members`` refuses; a zip that is none, or whose data do not unpack, is one line naming ``what``."""
     import io
     import zipfile
+    import zlib
     from pathlib import Path
 
     root = Path(dest).resolve()
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        for member in zf.infolist():
-            target = (root / member.filename).resolve()
-            if not target.is_relative_to(root):
-                raise _fail(f"artifact member '{member.filename}' points outside its folder", "re-upload the artifact")
-        zf.extractall(root)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
+            members = _members(zf, what)
+            for member in members:
+                target = (root / member.filename).resolve()
+                if not target.is_relative_to(root):
+                    raise _fail(f"{what}: member '{member.filename}' points outside its folder", "re-upload the artifact")
+            zf.extractall(root, members)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError) as exc:
+        raise _fail(f"{what} is no zip file that unpacks: {exc}", ARTIFACT_HINT) from None
+    except OSError as exc:
+        raise _fail(f"cannot unpack {what} into {root}: {os_reason(exc)}", "free some disk space, or set TMPDIR "
+                    "to a folder with room") from None
 
 
 RUNS_SEARCH_LIMIT = 1000  # GitHub lists at most this many runs for a filtered search (branch, event, status, created)
@@ -720,11 +767,25 @@ def passed_over_runs(passed_over: dict, listed_as: str) -> str:
             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}")
 
 
-def _download(client, url: str, folder):
-    """Download the artifact zip at ``url`` and extract it into ``folder`` (made); ``folder``."""
-    _, _, body = client.requester.getStream(url, chunk_size=1 << 16)
+def _download(client, url: str, folder, what: str = "the artifact"):
+    """Download the artifact zip at ``url`` (``what``, as a refusal names it) and extract it into ``folder`` (made);
+    ``folder``. The zip goes to a temporary file beside it, refused past MAX_ARTIFACT_ZIP_BYTES, not into memory."""
+    import tempfile
+
     folder.mkdir(parents=True, exist_ok=True)
-    _unzip(b"".join(body), folder)
+    _, _, body = client.requester.getStream(url, chunk_size=1 << 16)
+    with tempfile.TemporaryFile(dir=folder.parent) as zipped:
+        for chunk in body:
+            if zipped.tell() + len(chunk) > MAX_ARTIFACT_ZIP_BYTES:
+                raise _fail(f"{what} is larger than the {_mib(MAX_ARTIFACT_ZIP_BYTES)} a results artifact may",
+                            ARTIFACT_HINT)
+            try:
+                zipped.write(chunk)
+            except OSError as exc:  # not the API's doing: api_error would say GitHub could not be reached
+                raise _fail(f"cannot write {what} into {folder.parent}: {os_reason(exc)}",
+                            "free some disk space, or set TMPDIR to a folder with room") from None
+        zipped.seek(0)
+        _unzip(zipped, folder, what)
     return folder
 
 
@@ -783,7 +844,8 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
                 passed_over.setdefault(run.id, mismatch)
             if mismatch or artifact is None:
                 continue
-            folders.append(_download(client, artifact.archive_download_url, Path(dest) / str(run.id)))
+            folders.append(_download(client, artifact.archive_download_url, Path(dest) / str(run.id),
+                                     f"{name} artifact of run {run.id}"))
             if until is not None and until(folders[-1]):
                 break
         return folders
