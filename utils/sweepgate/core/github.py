@@ -767,13 +767,14 @@ def passed_over_runs(passed_over: dict, listed_as: str) -> str:
             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}")
 
 
-def _download(client, url: str, folder, what: str = "the artifact"):
-    """Download the artifact zip at ``url`` (``what``, as a refusal names it) and extract it into ``folder`` (made);
+def _download(client, artifact, folder, run_id):
+    """Download ``artifact``'s zip (of run ``run_id``, as a refusal names it) and extract it into ``folder`` (made);
     ``folder``. The zip goes to a temporary file beside it, refused past MAX_ARTIFACT_ZIP_BYTES, not into memory."""
     import tempfile
 
+    what = f"{artifact.name} artifact of run {run_id}"
     folder.mkdir(parents=True, exist_ok=True)
-    _, _, body = client.requester.getStream(url, chunk_size=1 << 16)
+    _, _, body = client.requester.getStream(artifact.archive_download_url, chunk_size=1 << 16)
     with tempfile.TemporaryFile(dir=folder.parent) as zipped:
         for chunk in body:
             if zipped.tell() + len(chunk) > MAX_ARTIFACT_ZIP_BYTES:
@@ -844,8 +845,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
                 passed_over.setdefault(run.id, mismatch)
             if mismatch or artifact is None:
                 continue
-            folders.append(_download(client, artifact.archive_download_url, Path(dest) / str(run.id),
-                                     f"{name} artifact of run {run.id}"))
+            folders.append(_download(client, artifact, Path(dest) / str(run.id), run.id))
             if until is not None and until(folders[-1]):
                 break
         return folders
