@@ -54,3 +54,22 @@ def test_a_model_is_drawn_in_the_title_as_written(name, db, tmp_path, capsys):
     assert rc == 0 and "Traceback" not in err and "Exception" not in err, err
     texts = _svg_texts(_charts(tmp_path / "charts"))
     assert any(t.startswith(f"{name} fp8 on b300") for t in texts), texts
+
+
+def test_a_config_key_s_control_characters_are_drawn_as_escapes_and_the_svg_stays_xml(db, tmp_path, capsys):
+    """An ESC or a bell is no glyph (matplotlib warned, on stderr, with the character itself) and no XML 1.0
+    character: the SVG did not parse, so no viewer showed the chart."""
+    import xml.etree.ElementTree as ET
+
+    from sweepgate.core.errors import printable
+
+    name = "a\x1b[2Jb\x07c\rd"
+    for run, ref, day in (("11", "refs/heads/main", 1), ("21", "refs/pull/7/merge", 5)):
+        side = job(run_id=run, ref=ref, row=dict(ROW), finished=f"2026-01-0{day}T12:00:00+00:00", **{"config-key": name})
+        path = write_job(tmp_path / "in" / run, "res", vllm_output(date=f"2026010{day}-120000"), side)
+        assert run_cli(capsys, "results", "ingest", "--db", db, str(path))[0] == 0
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "21", "--plots", str(tmp_path / "charts"))
+    assert rc == 0 and "Glyph" not in err and "\x1b" not in err, err
+    svg = _charts(tmp_path / "charts")
+    ET.parse(svg)  # well-formed
+    assert printable(name) in _svg_texts(svg)

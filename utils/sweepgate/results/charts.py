@@ -27,7 +27,7 @@ import statistics
 from pathlib import Path
 
 from sweepgate.core import outpaths
-from sweepgate.core.errors import fail, os_reason
+from sweepgate.core.errors import fail, os_reason, printable
 from sweepgate.results import compare as C
 from sweepgate.results import derive
 from sweepgate.results import labels as L
@@ -778,10 +778,13 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     size = TEXT_SIZE["legend.fontsize"]
     for attempt in range(LEGEND_TRIES):  # a legend wider than the figure (long labels) is drawn again, smaller
         padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
-        legend = fig.legend(handles=padded, labels=[(h[0] if isinstance(h, tuple) else h).get_label() for h in padded],
+        # a result's strings with their control characters as escapes: an ESC is no glyph, and in the SVG no XML
+        legend = fig.legend(handles=padded, labels=[printable((h[0] if isinstance(h, tuple) else h).get_label())
+                                                    for h in padded],
                             handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
                             ncols=columns, fontsize=size, handlelength=_key_length(handles, inks),
-                            title=f"{title}{mark}{marks_named(items)}{unjudged_named(items)}", title_fontsize=size,
+                            title=printable(f"{title}{mark}{marks_named(items)}{unjudged_named(items)}"),
+                            title_fontsize=size,
                             frameon=False)
         fitted = _fitted_size(legend, fig, size)
         if fitted == size or attempt == LEGEND_TRIES - 1:  # the last try stays: a legend, never none
@@ -1292,7 +1295,7 @@ def _draw_chart(group, items, run, part, whole, rows, baseline, context, sought)
     told = [(context_style(), context_label(group, context, baseline))] if context else []
     _legend(fig, items, run, styles, fronts, rows, baseline, inks, whole, told)
     _axes(ax, whole, around)
-    title = chart_title(group) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
+    title = printable(chart_title(group)) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if not context and not any(item["base"] for item in whole):
         title += "\n" + no_baseline_words(group, whole, baseline, sought)
     if any(item["rehearsal"] or item["base-rehearsal"] for item in items):
