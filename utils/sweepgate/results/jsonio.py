@@ -51,6 +51,42 @@ def _constant(name: str) -> float:
     return _CONSTANTS[name]
 
 
+class _Twice(ValueError):
+    """A key an object of a client's output states twice with two values (``_pairs``)."""
+
+    def __init__(self, key: str, first, second):
+        super().__init__(key)
+        self.key, self.values = key, (first, second)
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    """An object of a client's output as a dict, refusing (``_Twice``) a key stated twice with two values: Python's
+    reader keeps the last silently, so `{"output_throughput": 409.6, ..., "output_throughput": 1.0}` read as 1.0 where
+    a reader of the file sees 409.6 (s42k). A key stated twice alike is one value."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        first: dict = {}
+        for key, value in pairs:
+            if key in first and first[key] != value:
+                raise _Twice(key, first[key], value)
+            first.setdefault(key, value)
+    return obj
+
+
+TWICE_HINT = "a client writes each key once: the output was edited or is not a client's; rerun the benchmark"
+
+
+def _twice(exc: _Twice, text: str, path: str, line_offset: int = 0) -> SweepgateError:
+    """``path:line:col: KEY: stated twice ...`` at the key's second place in ``text`` (its first line, if not found)."""
+    quoted = re.compile(re.escape(json.dumps(exc.key, ensure_ascii=False)) + r"\s*:")
+    places = [m.start() for m in quoted.finditer(text)][1:2] or [0]
+    line = text.count("\n", 0, places[0]) + 1
+    col = places[0] - text.rfind("\n", 0, places[0])
+    shown = [json.dumps(v, ensure_ascii=False)[:40] for v in exc.values]
+    return fail(path, line + line_offset, f"{jsontext.said_key(exc.key)}: stated twice in one object, {shown[0]} "
+                f"then {shown[1]}", TWICE_HINT, col=col, rule=UNREADABLE)
+
+
 # The rule of a file that is empty or not whole JSON (a client that died writing it), as opposed
 # to a whole document of another format.
 UNREADABLE = "unreadable"
@@ -291,7 +327,9 @@ def loads(text: str, path: str, line_offset: int = 0, hint: str = CLIENT_HINT,
     given ``broken``, that for text that goes wrong before its end (``stops_early`` not: not JSON there), ``hint``
     kept for one cut short."""
     try:
-        return jsontext.loads(text, parse_constant=_constant)
+        return jsontext.loads(text, parse_constant=_constant, object_pairs_hook=_pairs)
+    except _Twice as exc:
+        raise _twice(exc, text, path, line_offset) from None
     except json.JSONDecodeError as exc:
         fixes = goes_on or (GOES_ON if hint == CLIENT_HINT else None)
         if exc.msg == "Extra data" and fixes:
@@ -340,7 +378,9 @@ def documents(text: str, path: str) -> list[tuple[int, object]]:
     if len(lines) > 1 and all(_object_line(s) for _, s in lines):
         return [(n, loads(s, path, n - 1)) for n, s in lines]  # JSONL: one object per line
     try:
-        return [(0, jsontext.loads(text, parse_constant=_constant))]
+        return [(0, jsontext.loads(text, parse_constant=_constant, object_pairs_hook=_pairs))]
+    except _Twice as exc:
+        raise _twice(exc, text, path) from None
     except json.JSONDecodeError as exc:
         whole_error = exc
     except RecursionError:
