@@ -73,3 +73,19 @@ def test_a_config_key_s_control_characters_are_drawn_as_escapes_and_the_svg_stay
     svg = _charts(tmp_path / "charts")
     ET.parse(svg)  # well-formed
     assert printable(name) in _svg_texts(svg)
+
+
+def test_the_line_naming_a_point_on_no_chart_writes_its_control_characters_as_escapes(db, tmp_path, capsys):
+    """The stderr line naming the points no chart could draw printed a config key's ESC as it was."""
+    from sweepgate.core.errors import printable
+
+    key = "k\x1b[2Jx\x07"
+    pr = synth.pr_run(keys=(key,), concs=(4, 8))
+    for rec in pr:
+        if rec[R.CONC] == 8:
+            rec[R.METRICS].pop(R.INTERACTIVITY)
+    with store.open_store(db) as st:
+        st.add(pr)
+    rc, _, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "pr-7", "--plots", str(tmp_path / "charts"))
+    assert rc == 0 and "\x1b" not in err and "\x07" not in err, err
+    assert f"1 point is on no chart (the table lists it): {printable(key)} b300" in err, err

@@ -447,6 +447,7 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
 def _say_off_chart(left: list[tuple[tuple, str]], comparison, at_base: set, shown: int = 3) -> None:
     """A line naming the run's points that no chart could draw, and one naming those drawn only at their
     baseline median (``at_base``), each with the first few, then how many more."""
+    from sweepgate.core.errors import printable
     from sweepgate.results.render import point_label, point_naming
 
     naming = point_naming(comparison)
@@ -454,7 +455,7 @@ def _say_off_chart(left: list[tuple[tuple, str]], comparison, at_base: set, show
                          ([p for p in left if p[0] in at_base], "drawn only as a ? at {its} baseline median")):
         if not points:
             continue
-        named = "; ".join(f"{point_label(pt, naming)}: {why}" for pt, why in points[:shown])
+        named = printable("; ".join(f"{point_label(pt, naming)}: {why}" for pt, why in points[:shown]))  # a job's text
         more = f"; and {len(points) - shown} more" if len(points) > shown else ""
         one = len(points) == 1
         print(f"sweepgate results compare: {count(len(points), 'point')} {'is' if one else 'are'} "
