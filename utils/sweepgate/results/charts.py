@@ -774,23 +774,26 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
         if any(item.get("verdict") == flag for item in items):
             handles.append(Line2D([], [], marker="o", markersize=10, markerfacecolor="none", linestyle="none",
                                   markeredgewidth=2, markeredgecolor=COLORS[flag], label=flag))
-    columns = legend_columns(whole)
+    columns, heading = legend_columns(whole), printable(f"{title}{mark}{marks_named(items)}{unjudged_named(items)}")
     size = TEXT_SIZE["legend.fontsize"]
     for attempt in range(LEGEND_TRIES):  # a legend wider than the figure (long labels) is drawn again, smaller
         padded = _padded(handles, columns, rows)  # a tuple: one key per series' ink, side by side
-        # a result's strings with their control characters as escapes: an ESC is no glyph, and in the SVG no XML
-        legend = fig.legend(handles=padded, labels=[printable((h[0] if isinstance(h, tuple) else h).get_label())
-                                                    for h in padded],
+        legend = fig.legend(handles=padded, labels=_labels(padded),
                             handler_map={tuple: HandlerTuple(ndivide=None, pad=0.2)}, loc="outside lower center",
                             ncols=columns, fontsize=size, handlelength=_key_length(handles, inks),
-                            title=printable(f"{title}{mark}{marks_named(items)}{unjudged_named(items)}"),
-                            title_fontsize=size,
+                            title=heading, title_fontsize=size,
                             frameon=False)
         fitted = _fitted_size(legend, fig, size)
         if fitted == size or attempt == LEGEND_TRIES - 1:  # the last try stays: a legend, never none
             return
         legend.remove()
         size = fitted
+
+
+def _labels(handles: list) -> list[str]:
+    """The legend's entries of ``handles`` (``_padded``'s), their control characters as escapes (a config key's ESC
+    is no glyph, and in an SVG no XML character)."""
+    return [printable((h[0] if isinstance(h, tuple) else h).get_label()) for h in handles]
 
 
 def _fitted_size(text, fig, size: float) -> float:
