@@ -1,4 +1,4 @@
-"""s42i hunt: GenAI-Perf CSV exports as its exporter writes them (tests/data/results-real/SOURCES.tsv, "s42i hunt":
+"""s42i hunt: GenAI-Perf CSV exports as its exporter writes them (tests/data/results-exporter/SOURCES.tsv, "s42i hunt":
 the exact bytes triton-inference-server/perf_analyzer's own exporter test expects from genai-perf's CsvExporter).
 
 Two shapes were refused as edited files. With GPU telemetry collected (a Triton server's metrics or DCGM), the
@@ -23,7 +23,7 @@ import json
 from helpers import ROOT, SAMPLES, file_records, run_cli
 from sweepgate.results import record as R
 
-REAL = ROOT / "tests" / "data" / "results-real"
+EXPORTER = ROOT / "tests" / "data" / "results-exporter"  # an exporter test's bytes: its figures are no run's
 TELEMETRY = "aiperf/genaiperf_exporter-expected_csv_gpu_telemetry_tables_metric_gpu_value.csv"
 MISSING = "aiperf/genaiperf_exporter-expected_csv_missing_stats_n_a_cells.csv"
 BAD_GOODPUT = "aiperf/genaiperf_exporter-expected_csv_invalid_goodput_slo_minus_one.csv"
@@ -32,7 +32,7 @@ GOODPUT_SAID = ("GenAI-Perf's mark of a --goodput objective naming no metric it 
 
 
 def test_per_gpu_telemetry_tables_are_passed_over_and_the_run_s_tables_read():
-    (rec,) = file_records(REAL, TELEMETRY)
+    (rec,) = file_records(EXPORTER, TELEMETRY)
     assert (rec[R.CLIENT], rec[R.SOURCE_FORMAT], rec[R.STATUS]) == ("genai-perf", "genai-perf-csv", "success")
     m = rec[R.METRICS]
     assert (m["ttft_mean_ms"], m["ttft_p50_ms"], m["ttft_p99_ms"]) == (8.0, 8.0, 8.98)
@@ -45,7 +45,7 @@ def test_per_gpu_telemetry_tables_are_passed_over_and_the_run_s_tables_read():
 
 
 def test_n_a_statistics_are_absent_as_blank_cells_are():
-    (rec,) = file_records(REAL, MISSING)
+    (rec,) = file_records(EXPORTER, MISSING)
     m = rec[R.METRICS]
     assert "e2el_mean_ms" not in m  # "Request Latency (ms),N/A,..."
     assert (m["e2el_min_ms"], m["e2el_p50_ms"], m["e2el_p99_ms"]) == (4.0, 5.0, 5.98)
@@ -54,13 +54,13 @@ def test_n_a_statistics_are_absent_as_blank_cells_are():
 
 def test_both_exports_are_stored(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}",
-                           str(REAL / TELEMETRY), str(REAL / MISSING))
+                           str(EXPORTER / TELEMETRY), str(EXPORTER / MISSING))
     assert rc == 0 and "ingested 2 results (2 new)" in out, (out, err)
     assert "is not a number" not in err, err
 
 
 def test_genai_perf_s_own_telemetry_csv_is_passed_over_as_a_file_beside_a_result(capsys, tmp_path):
-    tables = (REAL / TELEMETRY).read_bytes()
+    tables = (EXPORTER / TELEMETRY).read_bytes()
     telemetry = tmp_path / "profile_export_telemetry.csv"  # its per-GPU tables alone, as the 2024 exporter wrote them
     telemetry.write_bytes(tables[tables.index(b"Metric,GPU,"):])
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(telemetry))
@@ -69,13 +69,13 @@ def test_genai_perf_s_own_telemetry_csv_is_passed_over_as_a_file_beside_a_result
 
 
 def test_an_invalid_goodput_objective_s_minus_one_is_no_goodput_and_the_run_is_stored(capsys, tmp_path):
-    (rec,) = file_records(REAL, BAD_GOODPUT)
+    (rec,) = file_records(EXPORTER, BAD_GOODPUT)
     m = rec[R.METRICS]
     assert R.REQUEST_GOODPUT not in m and (m[R.REQUEST_THROUGHPUT], m[R.COMPLETED]) == (123.0, 3)
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(REAL / BAD_GOODPUT))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(EXPORTER / BAD_GOODPUT))
     assert rc == 0 and "ingested 1 results (1 new)" in out, (out, err)
-    assert f"{REAL / BAD_GOODPUT}:13:27: warning: Request Goodput (per sec).avg: -1.0, {GOODPUT_SAID}" in err, err
+    assert f"{EXPORTER / BAD_GOODPUT}:13:27: warning: Request Goodput (per sec).avg: -1.0, {GOODPUT_SAID}" in err, err
 
 
 def test_the_json_export_s_minus_one_goodput_alike(capsys, tmp_path):
