@@ -69,23 +69,12 @@ def _write_outputs(outcome) -> None:
 
 
 def _staged_base(git) -> str:
-    """Where --staged's history ends: the merge-base with an upstream; on an unborn branch the empty history;
-    else HEAD (a local repository whose only branch is trunk or develop). Where HEAD would read the branch's
-    own committed entries as history and pass them (a depth-1 CI checkout, a --single-branch clone, no
-    upstream in reach: ``upstream.no_upstream``) refused instead, with how to fetch one."""
-    from sweepgate.core.errors import fail
-    from sweepgate.core.upstream import UPSTREAMS, no_upstream, unborn_base, upstream_base
+    """Where --staged's history ends (``upstream.staged_base``, which `changelog add` asks too); refused at
+    --base-ref where there is none to fetch, the flag named as the other way out."""
+    from sweepgate.core.upstream import staged_base
 
-    base = upstream_base(git) or unborn_base(git)
-    if base:
-        return base
-    missing = no_upstream(git)
-    if missing:
-        why, fetch = missing
-        raise fail("--base-ref", 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so "
-                   f"there is no base to tell the changelog's history from new entries ({why})",
-                   f"{fetch} or pass --base-ref (args: [--base-ref, origin/BRANCH] in .pre-commit-config.yaml)")
-    return "HEAD"
+    return staged_base(git, "--base-ref", "pass --base-ref (args: [--base-ref, origin/BRANCH] in "
+                       ".pre-commit-config.yaml)")
 
 
 def _imported(problems: list) -> bool:

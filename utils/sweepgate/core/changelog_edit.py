@@ -147,7 +147,9 @@ def refuse_nowhere(git, path: str, refs: dict[str, str], source: str) -> None:
 
 
 def _history(git, path: str) -> bytes:
-    """The changelog the gate's pre-commit mode compares against (empty before the first commit)."""
+    """The changelog the gate's pre-commit mode compares against (empty before the first commit): at
+    ``upstream.staged_base``, which refuses where validate --staged does (a clone with a remote and no
+    branch to take the base from), never HEAD's, whose own entries would read as history."""
     from sweepgate.core.upstream import staged_base
 
     if not git.commit_of("HEAD"):

@@ -174,9 +174,11 @@ def _trailing_whitespace(out: Collector, nhead: HeadLines, first: int) -> None:
 
 
 def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], start: int,
-                     after_header: bool = False) -> None:
+                     after_header: bool = False, above: bytes = b"") -> None:
     """The empty lines before the entry starting at index ``i``: exactly one, none at the file's start;
-    none or one right under the file's header (``after_header``: comment lines, nothing else, above it)."""
+    none or one right under the file's header (``after_header``: comment lines, nothing else, above it).
+    ``above``: the line at ``last_text``; a comment at column 1 there ends a header committed before any
+    entry, which is history: the first entry appended under it follows one empty line as any other."""
     if last_text < 0:
         if blanks:
             out.add(blanks[0] + 1, SEPARATOR_RULE, "file starts with empty lines", "delete them")
@@ -185,8 +187,13 @@ def _entry_separator(out: Collector, i: int, last_text: int, blanks: list[int], 
             out.add(blanks[1] + 1, SEPARATOR_RULE, f"{len(blanks)} empty lines between the header and the first "
                     "entry", "keep at most one")
     elif not blanks:
-        out.add(i + 1, SEPARATOR_RULE, f"no empty line between this entry and line {last_text + 1}",
-                "put exactly one empty line before each entry")
+        if above.startswith(b"#"):
+            what = f"the header's last line ({last_text + 1})"
+            why = "once committed, the header is history, and an appended entry follows exactly one empty line"
+        else:
+            what, why = f"line {last_text + 1}", "exactly one empty line goes before each entry"
+        out.add(i + 1, SEPARATOR_RULE, f"no empty line between this entry and {what}",
+                f"insert one empty line above line {i + 1}: {why}")
     elif len(blanks) > 1:
         # Empty lines main's history already ends with are history: only the added ones count.
         extra = [b for b in blanks[1:] if b >= start]
@@ -273,7 +280,8 @@ def separator_rules(out: Collector, head_lines: HeadLines, start: int, skipped: 
             continue
         if ENTRY_START.match(line):
             starts.append(i)
-            _entry_separator(out, i, last_text, blanks, start, header and last_text >= 0)
+            _entry_separator(out, i, last_text, blanks, start, header and last_text >= 0,
+                             nhead[last_text] if last_text >= 0 else b"")
         elif first or _misplaced_entry_start(line, bool(blanks)):
             _not_an_entry(out, i, -1 if header else last_text, first)
         elif blanks:

@@ -224,7 +224,7 @@ class Git:
                 "make the first commit (git commit), then pass its branch; sweepgate validate --staged checks "
                 "the changelog staged for it"))
         # A shallow clone ('HEAD~1', 'origin/main' past a depth-1 checkout) lacks what it never fetched: say so.
-        fetch = SHALLOW_FETCH if self.shallow else "fetch it first in CI"
+        fetch = SHALLOW_FETCH if self.shallow else self._fetch_hint(ref)
         cut = "this clone is shallow" if self.shallow else ""
         if flag and near:  # a typo of a name that is here: 'mian', 'orgin/main'
             said = "; ".join(filter(None, (cut, f"did you mean {near}?")))
@@ -235,6 +235,18 @@ class Git:
         return SweepgateError(Diagnostic(
             "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where,
             f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
+
+    def _fetch_hint(self, ref: str) -> str:
+        """How a full clone gets ``ref``, no commit here: a remote's branch ('origin/main' in a clone made with
+        --single-branch -b feature) by the fetch that writes it whatever the remote's refspec names
+        (``upstream.fetch_command``); any other ref, fetched in CI."""
+        from sweepgate.core.upstream import fetch_command
+
+        name = re.split(r"[~^@:]", ref, maxsplit=1)[0].removeprefix("refs/remotes/")
+        remote, _, branch = name.partition("/")
+        if branch and remote in self.run("remote", check=False).decode().split():
+            return f"fetch it first: {fetch_command(remote, branch)}"
+        return "fetch it first in CI"
 
     def _no_commit(self) -> bool:
         """Whether the repository holds no ref at all and HEAD names no commit: a new one, before its first commit."""

@@ -7,20 +7,36 @@ leaves its bytes alone; both ask here, so they agree on what is history.
 from __future__ import annotations
 
 UPSTREAMS = ("origin/main", "main", "origin/master", "master")
-# What gives a clone without any of them its default branch: a shallow one (a depth-1 CI checkout) the history
-# it cut off as well, so that HEAD and the branch meet (a bare `git fetch origin main` writes FETCH_HEAD alone
-# in a --depth or --single-branch clone, whose refspec names its own branch only)
-MAIN_FETCH = "git fetch origin main:refs/remotes/origin/main"
-UNSHALLOW_FETCH = "git fetch --unshallow origin main:refs/remotes/origin/main"
+# The branch guessed for a remote whose HEAD this clone never learnt (a --single-branch or --depth clone has no
+# REMOTE/HEAD): the first of UPSTREAMS' names
+GUESSED_BRANCHES = ("main", "master")
+
+
+def fetch_command(remote: str, branch: str, unshallow: bool = False) -> str:
+    """The fetch that gives a clone REMOTE/BRANCH whatever its refspec names (a bare `git fetch origin main`
+    writes FETCH_HEAD alone in a --depth or --single-branch clone, whose refspec names its own branch only);
+    ``unshallow``: a shallow one the history it cut off as well, so that HEAD and the branch meet."""
+    import shlex
+
+    return (f"git fetch{' --unshallow' if unshallow else ''} {shlex.quote(remote)} "
+            + shlex.quote(f"{branch}:refs/remotes/{remote}/{branch}"))
+
+
+def _remotes(git) -> list[str]:
+    return git.run("remote", check=False).decode().split()
 
 
 def _upstreams(git):
     """The UPSTREAMS that exist here, in order, then the branches remotes' HEADs point at (a full clone of a
-    repository whose default branch is trunk has origin/HEAD -> origin/trunk)."""
+    repository whose default branch is trunk has origin/HEAD -> origin/trunk), then another remote's main or
+    master (a repository whose only remote is upstream: what ``no_upstream``'s fetch brings)."""
     for ref in UPSTREAMS:
         if git.commit_of(ref):
             yield ref
     yield from git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
+    for remote in _remotes(git):
+        if remote != "origin":
+            yield from (ref for ref in (f"{remote}/{b}" for b in GUESSED_BRANCHES) if git.commit_of(ref))
 
 
 def existing_upstream(git) -> str | None:
@@ -41,21 +57,32 @@ def upstream_base(git) -> str | None:
     return None
 
 
+def _merged_into(git, remotes: list[str]) -> tuple[str, str]:
+    """(remote, branch) this clone's branch merges into: origin (else the first remote) and the branch its HEAD
+    names (refs/remotes/REMOTE/HEAD, even one pointing at a branch not fetched), else main."""
+    remote = "origin" if "origin" in remotes or not remotes else remotes[0]
+    target = git.run("symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD", check=False).decode().strip()
+    prefix = f"refs/remotes/{remote}/"
+    return remote, target[len(prefix):] if target.startswith(prefix) else GUESSED_BRANCHES[0]
+
+
 def no_upstream(git) -> tuple[str, str] | None:
     """Why no upstream gives HEAD a base here, and how to fetch one, where taking HEAD instead would read the
     branch's own committed entries as history and pass them unchecked: a shallow clone (its history cut),
     or one with a remote whose default branch it never fetched (`git clone --single-branch -b BRANCH`).
     None for a repository with no remote: its only history is its own, and the hook gates each commit."""
+    remotes = _remotes(git)
+    remote, branch = _merged_into(git, remotes)
     if git.shallow:
         return ("this clone is shallow", "fetch the default branch and the history this clone cut off "
-                f"({UNSHALLOW_FETCH}; fetch-depth: 0 in actions/checkout)")
-    remotes = git.run("remote", check=False).decode().split()
+                f"({fetch_command(remote, branch, unshallow=True)}; fetch-depth: 0 in actions/checkout)")
     if not remotes:
         return None
-    if "origin" not in remotes:
-        return f"this repository has remote {remotes[0]} but none of those branches", "fetch the branch it merges into"
+    if remote != "origin":
+        return (f"this repository has remote {remote} but not its branch {branch}",
+                f"fetch the branch it merges into ({fetch_command(remote, branch)})")
     return ("this clone has remote origin but not its default branch: a --single-branch clone fetches one branch",
-            f"fetch the default branch ({MAIN_FETCH})")
+            f"fetch the default branch ({fetch_command(remote, branch)})")
 
 
 def unborn_base(git) -> str | None:
@@ -71,6 +98,21 @@ def unborn_base(git) -> str | None:
     return git.run("hash-object", "-t", "commit", "-w", "--stdin", input=body).decode().strip()
 
 
-def staged_base(git) -> str:
-    """``upstream_base``, else the empty history of an unborn branch, else HEAD."""
-    return upstream_base(git) or unborn_base(git) or "HEAD"
+def staged_base(git, flag: str = "git", alternative: str = "") -> str:
+    """Where the changelog's history ends for `validate --staged` and `changelog add`: ``upstream_base``;
+    on an unborn branch the empty history (``unborn_base``); else HEAD (a local repository whose only branch
+    is trunk or develop). Where HEAD would read the branch's own committed entries as history and pass them
+    (``no_upstream``: a depth-1 CI checkout, a --single-branch clone) refused instead, at ``flag``, with how
+    to fetch one (``alternative``: the other way out, e.g. the flag that names a base)."""
+    base = upstream_base(git) or unborn_base(git)
+    if base:
+        return base
+    missing = no_upstream(git)
+    if missing:
+        from sweepgate.core.errors import fail
+
+        why, fetch = missing
+        raise fail(flag, 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so there is no "
+                   f"base to tell the changelog's history from new entries ({why})",
+                   f"{fetch}{f' or {alternative}' if alternative else ', then rerun'}")
+    return "HEAD"
