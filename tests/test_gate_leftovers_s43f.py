@@ -123,3 +123,20 @@ def test_a_committed_header_s_first_entry_is_told_where_its_empty_line_goes(tmp_
     proc = sg(repo, "validate", "--staged")
     assert proc.returncode == 0 and "appended entr" in proc.stdout, (proc.stdout, proc.stderr)
 
+
+def test_a_non_ascii_repository_name_is_no_owner_name_anywhere(tmp_path, monkeypatch):
+    """GitHub owner and repository names are ASCII letters, digits, '-', '_' and '.': repository_url matched
+    \\w, and linked a report's commits to https://github.com/acmé/bench, a name every command refuses."""
+    from sweepgate.core import github
+
+    env = {"GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "acmé/bench", "GITHUB_SERVER_URL": "https://github.com"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert github.repository_url() is None
+    body = tmp_path / "body.md"
+    body.write_text("<!-- sweepgate-results -->\nhi\n")
+    line = one_clear_line(sg(tmp_path, "results", "comment", "--pr-number", "5", "--body", str(body), env=env))
+    assert line == ("sweepgate results comment: needs --repository: repository 'acmé/bench' is not OWNER/NAME; "
+                    "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"), line
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme-2/bench.x_y")
+    assert github.repository_url() == "https://github.com/acme-2/bench.x_y"

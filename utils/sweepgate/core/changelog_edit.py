@@ -20,13 +20,14 @@ from pathlib import Path
 from sweepgate.core import fields as F
 from sweepgate.core.atomic import atomic_write
 from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder
+from sweepgate.core.github import OWNER_NAME_TEXT
 from sweepgate.core.inprogress import (IN_PROGRESS_BRANCH, OPERATION_REFS, conflict_fix, in_progress, onto_of,
                                       operation_fix, rebase_command, ref_named)
 from sweepgate.core.textmode import not_utf8, save_as_utf8
 from sweepgate.core.upstream import UPSTREAMS, existing_upstream
 
-XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+"
-                      rb"/pull/(?:XXX|xxx)/?\2[ ]*$")  # the gate refuses 'xxx' and a trailing '/' too: fix them
+XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/%s"
+                      rb"/pull/(?:XXX|xxx)/?\2[ ]*$" % OWNER_NAME_TEXT.encode())  # the gate refuses 'xxx' and a trailing '/' too: fix them
 
 
 @dataclass

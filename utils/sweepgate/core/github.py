@@ -26,7 +26,11 @@ ACTIONS_VARIABLE = "GITHUB_ACTIONS"        # "true" inside a workflow run
 SERVER_URL_VARIABLE = "GITHUB_SERVER_URL"  # https://github.com, or a GitHub Enterprise server
 REPOSITORY_VARIABLE = "GITHUB_REPOSITORY"  # OWNER/NAME
 RUN_ID_VARIABLE = "GITHUB_RUN_ID"          # the workflow run's id: its page is SERVER/OWNER/NAME/actions/runs/ID
-OWNER_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# A GitHub owner or repository name: ASCII letters, digits, '-', '_' and '.' (not \w, which takes any script's
+# letters and digits); OWNER/NAME as pr-links, remotes' URLs and GITHUB_REPOSITORY write it
+NAME_PART = r"[A-Za-z0-9_.-]+"
+OWNER_NAME_TEXT = rf"{NAME_PART}/{NAME_PART}"
+OWNER_NAME = re.compile(rf"^{OWNER_NAME_TEXT}$")
 TOKEN_HINT = "set GITHUB_TOKEN (or GH_TOKEN)"
 REPOSITORY_HINT = "set GITHUB_REPOSITORY (or pass --repository OWNER/NAME)"
 PASS_REPOSITORY = "pass --repository OWNER/NAME"
@@ -62,7 +66,7 @@ def owner_name(text: str) -> str | None:
 
 # A github.com remote's URL: https://github.com/O/N(.git), git@github.com:O/N(.git), ssh://git@github.com/O/N
 REMOTE_URL = re.compile(r"^(?:https://(?:[^@/]+@)?github\.com/|(?:ssh://)?git@github\.com[:/])"
-                        r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+                        rf"({NAME_PART}/{NAME_PART}?)(?:\.git)?/?$")  # NAME lazily: without its .git
 
 
 def remote_repository(url: str) -> str | None:
@@ -128,7 +132,7 @@ def repository_url() -> str | None:
     """The repository's web address (SERVER_URL_VARIABLE/REPOSITORY_VARIABLE, as a job has them), so a
     report links the commit and the workflow run it names; None when either is unset or malformed."""
     server, repo = os.environ.get(SERVER_URL_VARIABLE), os.environ.get(REPOSITORY_VARIABLE)
-    if not (server and repo and re.fullmatch(r"https?://[^\s()]+", server) and re.fullmatch(r"[\w.-]+/[\w.-]+", repo)):
+    if not (server and repo and re.fullmatch(r"https?://[^\s()]+", server) and OWNER_NAME.fullmatch(repo)):
         return None
     return f"{server.rstrip('/')}/{repo}"
 

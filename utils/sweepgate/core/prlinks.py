@@ -13,9 +13,9 @@ from sweepgate.core import fields, github
 from sweepgate.core.errors import Diagnostic, SweepgateError
 
 
-PR_URL = re.compile(r"^https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/pull/([^/\s]+)$")
+PR_URL = re.compile(rf"^https://github\.com/({github.NAME_PART})/({github.NAME_PART})/pull/([^/\s]+)$")
 PR_LINK_LINE = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(.*?)[ ]*$")
-REPO_IN_TEXT = re.compile(rb"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/")
+REPO_IN_TEXT = re.compile(rb"https://github\.com/(%s)/pull/" % github.OWNER_NAME_TEXT.encode())
 PLACEHOLDER = "XXX"
 # The rule of a pr-link problem, and of the repository they point to that cannot be told (its title under
 # GitHub Actions: bad input, exit 1, never argparse's ``usage``): named after the field.
