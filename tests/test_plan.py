@@ -183,9 +183,9 @@ def test_script_candidates_follow_contract_section_7():
 
 
 def test_row_gpus_single_and_multi_node():
-    assert plan.row_gpus({F.TP: 8, F.PP: 2, F.PCP_SIZE: 1}) == 16
+    assert F.row_gpus({F.TP: 8, F.PP: 2, F.PCP_SIZE: 1}) == 16
     w = {F.NUM_WORKER: 2, F.TP: 4, F.PP: 1, F.PCP_SIZE: 2}
-    assert plan.row_gpus({F.PREFILL: {**w, F.NUM_WORKER: 1}, F.DECODE: w}) == 8 + 16
+    assert F.row_gpus({F.PREFILL: {**w, F.NUM_WORKER: 1}, F.DECODE: w}) == 8 + 16
 
 
 def test_changed_paths_names_fields():
@@ -756,7 +756,7 @@ def test_multi_node_rows_cost_the_whole_nodes_they_hold(tmp_path, decode_tp, wor
     bucket = p["by_bucket"]["multi_node/1k1k"]
     assert bucket["jobs"] == 1  # one job runs the row's whole conc list
     assert bucket["gpu_hours"] == pytest.approx(6 * 8 * minutes["multi_node/1k1k"] / 60)
-    assert plan.row_gpus(p["matrix"]["multi_node"]["1k1k"][0]) == worker_gpus
+    assert F.row_gpus(p["matrix"]["multi_node"]["1k1k"][0]) == worker_gpus
 
 
 def test_a_multi_node_recipe_runs_the_library_its_helpers_source(tmp_path):

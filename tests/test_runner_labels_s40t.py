@@ -57,7 +57,7 @@ def test_single_node_rows_on_a_label_without_gpus_per_node_are_a_lower_bound_and
     # the figure is kept (tp x pp GPUs a job: the tp4 rows cost half the node), only marked
     minutes = p["estimates"]["minutes_per_job"]
     rows = [(b, row) for b, rows in p["matrix"]["single_node"].items() for row in rows if row["runner"] == "b300"]
-    assert bare["gpu_hours"] == round(sum(plan.row_gpus(row) * plan.estimate_minutes(f"single_node/{b}", minutes)
+    assert bare["gpu_hours"] == round(sum(F.row_gpus(row) * plan.estimate_minutes(f"single_node/{b}", minutes)
                                           for b, row in rows) / 60, 3)
     assert bare["gpu_hours"] < placed["gpu_hours"] and bare["jobs"] == placed["jobs"]
     assert bare["lower_bound"] is True and placed["lower_bound"] is False and p["lower_bound"] is True

@@ -330,6 +330,16 @@ def worker_gpus(worker: dict) -> int:
     return int(worker.get(TP, 1)) * int(worker.get(PP, DEFAULT_PARALLEL)) * int(worker.get(PCP_SIZE, DEFAULT_PARALLEL))
 
 
+def row_gpus(row: dict) -> int:
+    """GPUs a matrix row's workers use: ``worker_gpus``, or for a multi-node row (one with a prefill worker,
+    as ``expand.is_multinode_row`` tells) the sum over its prefill and decode workers of num-worker x
+    ``worker_gpus``. The plan costs rows by it and results record it (``derive.gpus``)."""
+    if row.get(PREFILL) is not None:
+        return sum(int(row[r].get(NUM_WORKER, 1)) * worker_gpus(row[r]) for r in (PREFILL, DECODE)
+                   if isinstance(row.get(r), dict))
+    return worker_gpus(row)
+
+
 def parallel_tag(worker: dict, tp, dp_attention: str) -> str:
     """A worker's parallelism as result file names and record topologies write it:
     ``tp8-pp1-dcp1-pcp1-ep1-dpafalse`` (``tp`` and ``dp_attention`` as the caller says them)."""

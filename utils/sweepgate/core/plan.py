@@ -489,20 +489,10 @@ def rule_diagnostics(base: RecipeSet, head: RecipeSet, diffs: dict[str, KeyDiff]
             + _unused_scripts(base, head, changed_files) + _backend_rules(head, selected))
 
 
-def row_gpus(row: dict) -> int:
-    """GPUs a row occupies: tp*pp*pcp-size, or the sum over prefill/decode of num-worker*tp*pp*pcp-size."""
-    from sweepgate.core.expand import is_multinode_row
-
-    if is_multinode_row(row):
-        return sum(int(row[r].get(F.NUM_WORKER, 1)) * F.worker_gpus(row[r]) for r in (F.PREFILL, F.DECODE)
-                   if isinstance(row.get(r), dict))
-    return F.worker_gpus(row)
-
-
 def job_gpus(row: dict, runners: dict | None = None) -> int:
     """GPUs a job holds while it runs: whole nodes, as the launchers allocate them (salloc --exclusive):
     a multi-node job ``placement.place`` nodes x gpus-per-node of its runner, a single-node job one
-    node (a tp4 job on an 8-GPU node leaves the other four idle); without the runner's facts, ``row_gpus``."""
+    node (a tp4 job on an 8-GPU node leaves the other four idle); without the runner's facts, ``fields.row_gpus``."""
     from sweepgate.core.expand import is_multinode_row
     from sweepgate.core.placement import PlacementError, place_row, places_nodes, row_facts
 
@@ -511,12 +501,12 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
         try:
             placed = place_row(row, runners)
         except PlacementError:  # the check refuses such rows; cost them by their workers
-            return row_gpus(row)
+            return F.row_gpus(row)
         return placed.nodes * placed.gpus_per_node
     per_node = facts.get(F.GPUS_PER_NODE)
     if isinstance(per_node, int) and not isinstance(per_node, bool) and per_node > 0 and not is_multinode_row(row):
-        return max(per_node, row_gpus(row))
-    return row_gpus(row)
+        return max(per_node, F.row_gpus(row))
+    return F.row_gpus(row)
 
 
 def _estimates_table(raw: bytes) -> dict[str, float]:
@@ -576,7 +566,7 @@ def estimate_minutes(bucket: str, minutes: dict[str, float]) -> float:
 
 
 def counts_workers_only(row: dict, runners: dict | None = None) -> bool:
-    """Whether ``job_gpus`` counts a row by the GPUs its workers use (``row_gpus``: a single-node row's
+    """Whether ``job_gpus`` counts a row by the GPUs its workers use (``fields.row_gpus``: a single-node row's
     tp x pp x pcp-size) because its runner states no gpus-per-node: the job holds whole nodes, so its
     GPU-hours are a lower bound."""
     from sweepgate.core.placement import places_nodes

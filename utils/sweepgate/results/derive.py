@@ -21,14 +21,18 @@ def hardware(runner: str | None) -> str | None:
     return name.replace("_", "-").split("-", 1)[0].lower() or None
 
 
+def _workers(row: dict) -> bool:
+    """Whether ``row`` is a multi-node row with both its workers."""
+    return isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict)
+
+
 def gpus(row: dict | None) -> int | None:
-    """GPUs a row's job uses: tp x pp x pcp, or for a multi-node row the sum over its
-    prefill and decode workers of num-worker x tp x pp x pcp."""
-    if not row:
+    """GPUs a row's job uses (``fields.row_gpus``, as the plan costs it): tp x pp x pcp, or for a multi-node
+    row the sum over its prefill and decode workers of num-worker x tp x pp x pcp. None for a row that does
+    not state them (no tp; a multi-node row without both workers)."""
+    if not row or not (_workers(row) or (F.TP in row and row.get(F.PREFILL) is None)):
         return None
-    if isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict):
-        return sum(int(row[role].get(F.NUM_WORKER, 1)) * F.worker_gpus(row[role]) for role in (F.PREFILL, F.DECODE))
-    return F.worker_gpus(row) if F.TP in row else None
+    return F.row_gpus(row)
 
 
 def _worker_tag(worker: dict) -> str:
@@ -40,7 +44,7 @@ def topology(row: dict | None) -> str | None:
     ``p2x(tp4-...)_d1x(tp8-...)`` (num-worker x worker)."""
     if not row:
         return None
-    if isinstance(row.get(F.PREFILL), dict) and isinstance(row.get(F.DECODE), dict):
+    if _workers(row):
         p, d = row[F.PREFILL], row[F.DECODE]
         return (f"p{p.get(F.NUM_WORKER, 1)}x({_worker_tag(p)})_d{d.get(F.NUM_WORKER, 1)}x({_worker_tag(d)})")
     return _worker_tag(row) if F.TP in row else None
