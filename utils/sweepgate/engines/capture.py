@@ -14,6 +14,7 @@ import sys
 from importlib import metadata
 
 from sweepgate.engines.describe import walk
+from sweepgate.engines.names import ENGINES as NAMES
 
 CAPTURED_BY = "sweepgate engines capture"
 
@@ -83,15 +84,11 @@ def aiperf_profile(stubs: list[str]) -> tuple[list[dict], list[dict], dict]:
     return command_options(app, "profile")
 
 
+# engine -> its parser builder (None: mooncake_master's gflags, read from its --helpfull)
+BUILDERS = {"vllm": vllm_serve, "vllm-bench": vllm_bench_serve, "lmcache": lmcache_server, "mooncake": None,
+            "aiperf": aiperf_profile, "lm-eval": lm_eval}
 # engine -> (distribution, command as typed, parser builder)
-ENGINES = {
-    "vllm": ("vllm", "vllm serve", vllm_serve),
-    "vllm-bench": ("vllm", "vllm bench serve", vllm_bench_serve),
-    "lmcache": ("lmcache", "lmcache server", lmcache_server),
-    "mooncake": ("mooncake-transfer-engine", "mooncake_master", None),
-    "aiperf": ("aiperf", "aiperf profile", aiperf_profile),
-    "lm-eval": ("lm_eval", "lm_eval", lm_eval),
-}
+ENGINES = {engine: (dist, command, BUILDERS[engine]) for engine, (dist, command) in NAMES.items()}
 
 
 def capture(engine: str) -> dict:

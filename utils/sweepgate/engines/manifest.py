@@ -20,11 +20,19 @@ from sweepgate.core.errors import fail, json_message, os_failure
 from sweepgate.core import jsontext
 from sweepgate.core.fields import CONFIG_DIR
 from sweepgate.core.textmode import not_utf8
+from sweepgate.engines.names import ENGINES
 
-# pip distribution -> engine whose manifest checks it
-DISTRIBUTIONS = {"lmcache": "lmcache", "mooncake-transfer-engine": "mooncake",
-                 "mooncake-transfer-engine-non-cuda": "mooncake", "aiperf": "aiperf",
-                 "lm-eval": "lm-eval", "lm_eval": "lm-eval"}
+
+def normalized(dist: str) -> str:
+    """A pip distribution's name as pip compares names: lower case, each run of '-', '_', '.' one '-'."""
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
+# pip distribution (``normalized``) -> the engine whose manifest checks what a job's pin of it installs; one that
+# provides several engines (vllm: serve and bench serve) is not taken from a pin: the image's entry names each
+_PROVIDERS = [normalized(dist) for dist, _ in ENGINES.values()]
+DISTRIBUTIONS = {normalized(dist): engine for engine, (dist, _) in ENGINES.items()
+                 if _PROVIDERS.count(normalized(dist)) == 1}
 # A version as a manifest's file name holds it (ENGINE-VERSION.json): one file name, never a path
 _VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]*")
 # NAME==VERSION in a pip command line; a "version" that is no file name ('1/../x') pins nothing
@@ -254,8 +262,8 @@ def versions_of(engine: str, root=None) -> list[str]:
 
 def pinned_engine(dist: str) -> str | None:
     """The engine a pip distribution name (any CUDA/ROCm variant of Mooncake's too) provides."""
-    dist = dist.lower()
-    if dist.startswith("mooncake-transfer-engine"):
+    dist = normalized(dist)
+    if dist.startswith(ENGINES["mooncake"][0]):  # its builds: mooncake-transfer-engine-non-cuda, ...
         return "mooncake"
     return DISTRIBUTIONS.get(dist)
 

@@ -16,6 +16,7 @@ from sweepgate.core.repopaths import from_here
 from sweepgate.core.scriptlines import first_command, runs_module, script_lines
 from sweepgate.engines import manifest as M
 from sweepgate.engines.argcheck import check_argv
+from sweepgate.engines.names import ENGINES, PROGRAM_ALIASES
 
 # `python3 -m MODULE` servers and clients (any interpreter, its own options before -m: ``pythoncall.called_module``)
 # -> the engine whose manifest checks them (SGLang's have none: their calls are named in a note, never passed over
@@ -27,18 +28,11 @@ PYTHON_MODULES = {fields.VLLM_SERVER_MODULE: "vllm", fields.SGLANG_SERVER_MODULE
 def engine_call(call: dict) -> tuple[str, list[str]] | None:
     """(engine, argv after the command words) of a recorded shim call that a manifest can check."""
     tool, argv = call.get("tool"), list(call.get("argv") or [])
-    if tool == "vllm" and argv[:1] == ["serve"]:
-        return "vllm", argv[1:]
-    if tool == "vllm" and argv[:2] == ["bench", "serve"]:
-        return "vllm-bench", argv[2:]
-    if tool == "lmcache" and argv[:1] == ["server"]:
-        return "lmcache", argv[1:]
-    if tool == "mooncake_master":
-        return "mooncake", argv
-    if tool == "aiperf" and argv[:1] == ["profile"]:
-        return "aiperf", argv[1:]
-    if tool in ("lm_eval", "lm-eval"):
-        return "lm-eval", argv
+    program = PROGRAM_ALIASES.get(tool, tool)
+    for engine, (_, command) in ENGINES.items():  # its program, then its subcommand words
+        words = command.split()
+        if program == words[0] and argv[:len(words) - 1] == words[1:]:
+            return engine, argv[len(words) - 1:]
     if (module := pythoncall.called_module(tool, argv)) and module[0] in PYTHON_MODULES:
         return PYTHON_MODULES[module[0]], module[1]
     return None
@@ -193,10 +187,8 @@ def _diagnostic(root: Path, script: Path, manifest: dict, flag: str, what: str,
 
 def _missing(row: dict, calls: list[dict], script: Path, root: Path, engine: str, version: str | None,
              config_at: ConfigPlace | None = None) -> Diagnostic:
-    from sweepgate.engines.capture import ENGINES as CAPTURABLE
-
     image = row.get(fields.IMAGE, "")
-    if engine not in CAPTURABLE and not (version and M.load(engine, version, root)):
+    if engine not in ENGINES and not (version and M.load(engine, version, root)):
         # no manifest can be made for it (yet): said, but not a warning --fail-on-warning could never clear
         path, line = _runs(root, script, engine)
         return Diagnostic(path, line, 0, "engine-unchecked",
