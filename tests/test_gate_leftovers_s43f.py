@@ -34,6 +34,14 @@ def fetch_in(line: str) -> str:
     return re.search(r"(git fetch [^)]*)\)", line).group(1)
 
 
+def added_and_passed(repo, *flags: str) -> None:
+    """`changelog add` appends an entry, and `validate --staged` passes the file it wrote."""
+    proc = sg(repo, *ADD, *flags)
+    assert proc.returncode == 0 and "appended entry" in proc.stdout, (proc.stdout, proc.stderr)
+    proc = sg(repo, "validate", "--staged")
+    assert proc.returncode == 0 and "appended entr" in proc.stdout, (proc.stdout, proc.stderr)
+
+
 def test_changelog_add_refuses_where_validate_staged_does_and_its_fetch_works(origin, tmp_path):
     repo = clone(origin, tmp_path, "--single-branch", "-b", "feature")
     before = (repo / "perf-changelog.yaml").read_bytes()
@@ -43,19 +51,13 @@ def test_changelog_add_refuses_where_validate_staged_does_and_its_fetch_works(or
     assert line.split(": ", 1)[1].split("; ")[0] == staged.split(": ", 1)[1].split("; ")[0], (line, staged)
     assert (repo / "perf-changelog.yaml").read_bytes() == before  # nothing written
     run_the_fix(repo, fetch_in(line))
-    proc = sg(repo, *ADD)
-    assert proc.returncode == 0 and "appended entry" in proc.stdout, (proc.stdout, proc.stderr)
-    proc = sg(repo, "validate", "--staged")
-    assert proc.returncode == 0 and "appended entries" in proc.stdout, (proc.stdout, proc.stderr)
+    added_and_passed(repo)
 
 
 def test_with_no_remote_both_take_head_as_the_history(origin, tmp_path):
     repo = clone(origin, tmp_path, "--single-branch", "-b", "feature")
     git(repo, "remote", "remove", "origin")
-    proc = sg(repo, *ADD)
-    assert proc.returncode == 0 and "appended entry" in proc.stdout, (proc.stdout, proc.stderr)
-    proc = sg(repo, "validate", "--staged")
-    assert proc.returncode == 0 and "appended entr" in proc.stdout, (proc.stdout, proc.stderr)
+    added_and_passed(repo)
 
 
 def test_a_missing_origin_main_is_fetched_as_the_refusal_says(origin, tmp_path):
@@ -75,10 +77,7 @@ def test_a_remote_not_named_origin_is_named_with_its_missing_branch(origin, tmp_
                           "branch main)", "; fetch the branch it merges into (git fetch upstream "
                           "main:refs/remotes/upstream/main) or pass --base-ref")
     run_the_fix(repo, fetch_in(line))
-    proc = sg(repo, "validate", "--staged")
-    assert proc.returncode == 0 and "appended entr" in proc.stdout, (proc.stdout, proc.stderr)
-    proc = sg(repo, *ADD)
-    assert proc.returncode == 0 and "appended entry" in proc.stdout, (proc.stdout, proc.stderr)
+    added_and_passed(repo)
 
 
 def test_the_branch_a_remote_s_head_names_is_the_one_fetched(origin, tmp_path):
@@ -117,11 +116,8 @@ def test_a_committed_header_s_first_entry_is_told_where_its_empty_line_goes(tmp_
     proc = sg(repo, "validate", "--staged")
     assert proc.returncode == 0, proc.stderr
     (repo / "perf-changelog.yaml").write_text(header)
-    proc = sg(repo, *ADD, "--repository", "acme/bench")  # no pr-link yet to take it from
-    assert proc.returncode == 0, proc.stderr
+    added_and_passed(repo, "--repository", "acme/bench")  # no pr-link yet to take it from
     assert (repo / "perf-changelog.yaml").read_text().startswith(header + "\n- config-keys:\n")
-    proc = sg(repo, "validate", "--staged")
-    assert proc.returncode == 0 and "appended entr" in proc.stdout, (proc.stdout, proc.stderr)
 
 
 def test_a_non_ascii_repository_name_is_no_owner_name_anywhere(tmp_path, monkeypatch):
