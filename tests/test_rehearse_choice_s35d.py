@@ -50,8 +50,8 @@ def test_rows_of_several_exp_names_need_one_unless_conc_and_where_leave_one(make
         "(and --conc N when it repeats)"], r.stderr
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4"], repo.path)  # the rows it leaves
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        "configs/nvidia-master.yaml:1: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
-        "(and --conc N when it repeats)"], r.stderr
+        "configs/nvidia-master.yaml:1: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); "
+        "pass --exp-name dsr1_1k1k, or --exp-name dsr1_8k1k"], r.stderr
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4", "--where", "tp=8"], repo.path)
     assert r.returncode == 1 and r.stderr.startswith(CHOSEN), r.stderr  # the vllm key's 1k1k row, tp 8
 

@@ -22,5 +22,5 @@ def test_a_conc_no_row_of_several_exp_names_has_is_refused_for_it(make_repo):
     # A --conc some rows have still leaves the choice among them (s35d), named as before.
     r = sweepgate(["rehearse", "--config-keys", "dsr1-fp4-b300-*", "--conc", "4"], repo.path)
     assert r.returncode == 1 and r.stderr.splitlines() == [
-        "configs/nvidia-master.yaml:1: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
-        "(and --conc N when it repeats)"], r.stderr
+        "configs/nvidia-master.yaml:1: no row chosen: 2 rows (exp-name dsr1_1k1k, dsr1_8k1k); "
+        "pass --exp-name dsr1_1k1k, or --exp-name dsr1_8k1k"], r.stderr

@@ -173,7 +173,7 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
     rows, exp_name = (rows, exp_name) if exp_name or len(rows) < 2 else _implied(rows, conc, where, source)
     if not exp_name:
         if len(rows) != 1:
-            raise _unchosen(rows, source)
+            raise _unchosen(rows, source, conc)
         # one row is the choice; --conc and --where still hold it to what they say (a row without an
         # exp-name is refused for it as soon as it is taken: required_fields)
         if not isinstance(exp_name := rows[0].get(fields.EXP_NAME), str):
@@ -276,15 +276,36 @@ def _implied(rows: list[dict], conc: int | None, where: list[str] | None,
     return rows, name if isinstance(name, str) else None
 
 
-def _unchosen(rows: list[dict], source: str) -> SweepgateError:
-    """No --exp-name, and not one row to take: what the source holds, and the flag that chooses."""
+def _unchosen(rows: list[dict], source: str, conc: int | None = None) -> SweepgateError:
+    """No --exp-name, and not one row to take: what the source holds, and the flag that chooses. With --conc
+    (``conc``, the rows all at it) and a few exp-names, the flags that pick one row of each (``_picks``)."""
     if not rows:
         return fail(source, 0, "holds no rows", "write one row object or a list of rows")
     names = list(dict.fromkeys(str(r[fields.EXP_NAME]) for r in rows if r.get(fields.EXP_NAME) is not None))
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
     at = _about(rows, source)[1]  # one config's rows at its line
+    picks = _picks(rows, names) if conc is not None and 1 < len(names) <= _PICKS_NAMED else None
     return fail(*at, f"no row chosen: {len(rows)} rows" + (f" (exp-name {shown})" if names else ""),
+                f"pass {picks}" if picks else
                 f"pass --exp-name {names[0] if len(names) == 1 else 'NAME'} (and --conc N when it repeats)")
+
+
+_PICKS_NAMED = 4  # exp-names whose picks a refusal spells out (s43e); of more, --exp-name NAME
+
+
+def _picks(rows: list[dict], names: list[str]) -> str | None:
+    """``--exp-name A, or --exp-name B with --where tp=4 or tp=8``: for each exp-name of ``names``, the flags
+    that pick one of its ``rows`` (those --conc and --where left), as ``select_row`` would ask for them after
+    --exp-name (the field shortest to write); None when one exp-name's rows differ in more than one field,
+    which one --where does not pick."""
+    said = []
+    for name in names:
+        differ = _differing([r for r in rows if str(r.get(fields.EXP_NAME)) == name])
+        if len(differ) > 1:
+            return None
+        said.append(f"--exp-name {name}" + "".join(
+            f" with --where {' or '.join(f'{field}={value}' for value in values)}" for field, values in differ))
+    return ", or ".join(said)
 
 
 def _text(value) -> str:
