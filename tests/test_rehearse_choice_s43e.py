@@ -14,27 +14,12 @@ from test_gate_cli_s34c import sweepgate
 # the example fleet's dsr1-fp8-b300-vllm, as far as choosing a row goes: at conc 32, dsr1_1k1k has one row, tp 8,
 # and dsr1_8k1k two, tp 8 and tp 4
 KEY = "dsr1-fp8-b300-vllm"
-CONFIG = f"""
-{KEY}:
-  image: vllm/vllm-openai:v0.11.0
-  model: deepseek-ai/DeepSeek-R1-0528
-  model-prefix: dsr1
-  runner: b300
-  precision: fp8
-  framework: vllm
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - {{ tp: 8, conc-start: 16, conc-end: 32 }}
-    - isl: 8192
-      osl: 1024
-      search-space:
-      - {{ tp: 8, conc-start: 16, conc-end: 32 }}
-      - {{ tp: 4, conc-start: 16, conc-end: 32 }}
-"""
+HEAD = FLEET_NVIDIA.partition("    fixed-seq-len:\n")[0]  # the fleet's dsr1-fp4-b300-vllm, to its scenarios
+CONFIG = "\n" + HEAD.replace("dsr1-fp4-b300-vllm:", f"{KEY}:").replace("precision: fp4", "precision: fp8") + (
+    "    fixed-seq-len:\n"
+    "    - { isl: 1024, osl: 1024, search-space: [ { tp: 8, conc-start: 16, conc-end: 32 } ] }\n"
+    "    - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 16, conc-end: 32 },\n"
+    "                                              { tp: 4, conc-start: 16, conc-end: 32 } ] }\n")
 AT = f"configs/nvidia-master.yaml:{FLEET_NVIDIA.count(chr(10)) + 2}"  # the key's line
 
 
