@@ -126,6 +126,21 @@ def test_the_wheel_carries_the_docs_help_cites(wheel, installed, tmp_path):
     assert "## " in Path(cited).read_text(encoding="utf-8")
 
 
+def test_readme_says_where_an_installed_sweepgate_keeps_the_docs_it_names(wheel):
+    """s43e's new-user walk: README said every `docs/` path it names is a file of the sweepgate repository, "not
+    of an installed sweepgate", while the wheel carries each (`--help` cites the installed contracts.md). Each
+    `docs/X.md` README names is in the wheel, and README's paragraph on them says where (`sweepgate/docs/`)."""
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\bdocs/([\w.-]+\.md)", readme))
+    with zipfile.ZipFile(wheel) as whl:
+        carried = set(whl.namelist())
+    assert named and {f"sweepgate/docs/{name}" for name in named} <= carried, named
+    paragraph = next(p for p in readme.split("\n\n") if p.startswith('"CONTRACTS §N" is a section of'))
+    assert "not of an installed sweepgate" not in paragraph and "sweepgate/docs/" in paragraph, paragraph
+
+
 def test_a_wheel_built_from_the_sdist_carries_the_docs_and_the_fleet(source, tmp_path):
     """Diff review: MANIFEST.in left docs/ out of the sdist, so a wheel built from it (`python -m build`,
     pip installing an sdist) cited a docs/contracts.md no install had."""
