@@ -93,3 +93,68 @@ def test_the_palette_s_colours_stay_apart_in_normal_and_red_green_colour_blind_v
         close = {pair: round(gap, 1) for pair, gap in gaps.items() if gap < least}
         assert not close, (vision, close)
     assert len(set(charts.MARKERS)) == len(charts.PALETTE)  # and a shape of its own each
+
+
+def _composited(colour, alpha: float, background=charts.BACKGROUND) -> tuple[float, float, float]:
+    """``colour`` at ``alpha`` as it lands on ``background``: blended in sRGB, as matplotlib's Agg draws it."""
+    from matplotlib.colors import to_rgb
+
+    return tuple(alpha * c + (1 - alpha) * b for c, b in zip(to_rgb(colour), to_rgb(background)))
+
+
+def _drawn_with_alpha(fig, but=()) -> list[tuple[str, tuple[float, float, float]]]:
+    """(what, composited colour) of every ink a figure draws at an opacity under 1 but over 0, but the artists
+    ``but``: an artist's alpha, or its colour's own; a fully transparent face (a hollow marker's) is no ink."""
+    from matplotlib.colors import to_rgba
+
+    out = []
+    for artist in fig.findobj(lambda a: a.get_visible() and not any(a is b for b in but)):
+        marked = getattr(artist, "get_marker", lambda: "o")() not in (None, "None", "", " ", "none")
+        for getter in ("get_color", "get_markeredgecolor", "get_markerfacecolor", "get_edgecolor", "get_facecolor"):
+            if not hasattr(artist, getter) or (getter.startswith("get_marker") and not marked):
+                continue
+            try:
+                colours = getattr(artist, getter)()
+                rgba = [to_rgba(c) for c in (colours if getattr(colours, "ndim", 1) == 2 else [colours])]
+            except (TypeError, ValueError):  # not one colour (a colour map's array)
+                continue
+            for r, g, b, a in rgba:
+                alpha = a * (artist.get_alpha() if artist.get_alpha() is not None else 1.0)
+                if 0 < alpha < 1:
+                    out.append((f"{type(artist).__name__} {artist.get_gid() or artist.get_label()} {getter}",
+                                _composited((r, g, b), alpha)))
+    return out
+
+
+def test_every_ink_drawn_with_alpha_reaches_3_to_1_as_drawn():
+    """s43c: a PR point's grey line to its baseline median was #9a9a9a at alpha 0.6, drawn as #c2c2c2: 1.8:1 on the
+    white (its ink alone is 2.8:1). Every ink a chart draws at an opacity below 1, composited over the BACKGROUND,
+    now reaches 3:1 (by this file's ratio and by charts.contrast); the axes' grid, a reading aid no point's meaning
+    rests on, is left faint (at 3:1 it would draw over the links and fronts). The links stay the faintest mark but
+    the grid: lighter than every series colour, and thinner than either front."""
+    from matplotlib.colors import to_rgb
+
+    keys = synth.KEYS
+    scale = {(keys[0], 16): {"output_tput_per_gpu": 0.8}, (keys[1], 64): {"output_tput_per_gpu": 1.2}}
+    comparison = C.compare_records(synth.pr_run(scale=scale), synth.history())
+    ((_stem, group, items, part),) = charts.planned(comparison)
+    import matplotlib
+
+    with matplotlib.rc_context(charts.STYLE):
+        fig = charts.draw_chart(group, items, "pr-7", part)
+    ax = fig.axes[0]
+    grid = [*ax.get_xgridlines(), *ax.get_ygridlines()]
+    assert grid and all(line.get_alpha() == charts.STYLE["grid.alpha"] for line in grid)
+    drawn = _drawn_with_alpha(fig, but=grid)
+    links = [line for line in ax.get_lines() if (line.get_gid() or "").startswith(charts.LINK_GID)]
+    grey = [line for line in links if line.get_alpha() is not None and line.get_alpha() < 1]
+    assert grey and len(links) > len(grey)  # unchanged points' grey links, and a regressed and an improved one's
+    low = {what: round(ratio(rgb, charts.BACKGROUND), 2) for what, rgb in drawn if ratio(rgb, charts.BACKGROUND) < GRAPHICS}
+    assert drawn and not low, low
+    assert all(charts.contrast(rgb) >= GRAPHICS for _, rgb in drawn)
+    for line in grey:
+        ink = _composited(line.get_color(), line.get_alpha())
+        assert charts.contrast(ink) >= GRAPHICS
+        assert ratio(ink, charts.BACKGROUND) < min(ratio(c, charts.BACKGROUND) for c in charts.PALETTE)
+        assert line.get_linewidth() < min(charts.FRONT_WIDTH.values())
+        assert len(set(to_rgb(line.get_color()))) == 1  # grey: no series' hue
