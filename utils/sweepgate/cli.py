@@ -112,8 +112,10 @@ def _parser_class():
 
     class Parser(argparse.ArgumentParser):
         def _print_message(self, message, file=None):
-            if message:
-                (file or sys.stderr).write(message)
+            if message:  # a refused value is the user's text (a run id a workflow passed): no escape sequence
+                from sweepgate.core.errors import printable
+
+                (file or sys.stderr).write(printable(message, lines=True))
 
         def exit(self, status=0, message=None):
             if not status:
@@ -135,6 +137,9 @@ def _parser_class():
                     unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
                 message = f"{unrecognized(self, unknown)}; {message}"
             message = _missing_choice(self, _nearest_choice(message))
+            from sweepgate.core.errors import printable
+
+            message = printable(message)  # one line, whatever the refused value held (a newline too)
             self.print_usage(sys.stderr)
             self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
             if os.environ.get("GITHUB_ACTIONS") == "true":

@@ -92,4 +92,9 @@ def _stored_runs(st) -> str:
 
 
 def run(args) -> int:
-    return args._results_module.run(args)
+    """The subcommand, its every line to stdout and stderr written with a result's control characters as
+    escapes (``report.printable_streams``): a run id, a ref, a config key or a file name is somebody else's text."""
+    from sweepgate.core.report import printable_streams
+
+    with printable_streams():
+        return args._results_module.run(args)

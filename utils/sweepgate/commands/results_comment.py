@@ -7,11 +7,10 @@ which edits only the comment the token's own account wrote (one per PR) or creat
 
 from __future__ import annotations
 
-import sys
-
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, os_failure
 from sweepgate.core.github import add_repository_options
+from sweepgate.core.report import say
 
 # How to mend a --body that is not the report (cannot be read, or holds something else)
 WRITTEN_BY_COMPARE = "pass the file `results compare --comment-file` wrote"
@@ -45,10 +44,9 @@ def run(args) -> int:
     token, repository = github.credentials("sweepgate results comment", args.repository)
     action, cid = github.upsert_comment(repository, args.pr_number, body, token,
                                         base_url=args.github_api_url, marker=MARKER)
-    if unchecked:
-        print(unchecked, file=sys.stderr)
-    print(f"sweepgate results comment: {action} comment {cid} on {repository}#{args.pr_number}",
-          file=sys.stderr)
+    if unchecked:  # names the report's run: its text, written so (``say``)
+        say(unchecked)
+    say(f"sweepgate results comment: {action} comment {cid} on {repository}#{args.pr_number}")
     return 0
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import SweepgateError, fail
 from sweepgate.core.github import STEP_SUMMARY_VARIABLE, add_repository_options
-from sweepgate.core.report import count, progress
+from sweepgate.core.report import count, progress, say
 
 PROGRESS_MIN_CHARTS = 3  # a sweep's charts take seconds each: a bar from a few on
 
@@ -313,16 +313,16 @@ def run(args) -> int:
     args.about_pr = run_pr or args.pr_number  # the PR a comment body names (``render.about_line``)
     later = [] if baseline or args.baseline_notes else _later_runs_of_the_ref(args, pr)
     if later:  # the ref measured them, after the run: not a wrong --baseline-ref (polish29)
-        print(f"sweepgate results compare: run {args.run} is on {args.baseline_ref} itself and is judged against "
-              f"its runs before it; {args.baseline_ref} measured its points only after it (run{'s' if len(later) > 1 else ''} "
-              f"{', '.join(later[:3])}{', ...' if len(later) > 3 else ''}; runs of one time are placed by run id), "
-              f"so every point that measured something is new; compare the later run (--run {later[-1]}), or "
-              "ingest each run with its .job.json, whose times place it", file=sys.stderr)
+        # one line (``say``): the run ids and the ref are a job's text, a newline or an escape sequence among it
+        say(f"sweepgate results compare: run {args.run} is on {args.baseline_ref} itself and is judged against "
+            f"its runs before it; {args.baseline_ref} measured its points only after it (run{'s' if len(later) > 1 else ''} "
+            f"{', '.join(later[:3])}{', ...' if len(later) > 3 else ''}; runs of one time are placed by run id), "
+            f"so every point that measured something is new; compare the later run (--run {later[-1]}), or "
+            "ingest each run with its .job.json, whose times place it")
     elif not baseline and not args.baseline_notes:  # an empty file was named already
-        print(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
-              f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
-              "that both sides were ingested with the same --config-key)",
-              file=sys.stderr)
+        say(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
+            f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
+            "that both sides were ingested with the same --config-key)")
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     _say_unordered(comparison, args)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
@@ -424,20 +424,19 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
         gone = len({Path(path).stem for path in removed})  # a chart is its PNG and its SVG
         cleared = f"{count(gone, 'chart')} an earlier run drew there removed, so {folder} holds only this run's; " \
             if gone else ""  # a new folder held none: nothing to say was removed
-        print(f"sweepgate results compare: interrupted after drawing {drawn} of {count(len(planned), 'chart')}; "
-              f"{cleared}run compare again for the rest", file=sys.stderr)
+        say(f"sweepgate results compare: interrupted after drawing {drawn} of {count(len(planned), 'chart')}; "
+            f"{cleared}run compare again for the rest")
         raise
     said = charts_mod.removed_line("sweepgate results compare", removed, folder)
     if said:  # an earlier run's, of points this run has not: a reader would take them for this run's
-        print(said, file=sys.stderr)
+        say(said)
     if planned:
-        print(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}",
-              file=sys.stderr)
+        say(f"sweepgate results compare: wrote {count(len(planned), 'chart')} (PNG and SVG) into {folder}")
         groups = charts_mod.chart_groups(comparison)
         _say_off_chart(charts_mod.off_chart(comparison, groups), comparison,
                        charts_mod.at_baseline_only(comparison, groups))
     else:
-        print(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}", file=sys.stderr)
+        say(f"sweepgate results compare: wrote no chart: {charts_mod.why_no_chart(comparison)}")
     new = {stem for stem, _, items, _ in planned if any(item["new"] for item in items)}
     pending = set(charts_mod.not_judged(planned, comparison))
     stems = [stem for stem, *_ in planned]
@@ -447,7 +446,6 @@ def _draw(comparison, folder: str, baseline: tuple[str, int]) -> list[tuple[str,
 def _say_off_chart(left: list[tuple[tuple, str]], comparison, at_base: set, shown: int = 3) -> None:
     """A line naming the run's points that no chart could draw, and one naming those drawn only at their
     baseline median (``at_base``), each with the first few, then how many more."""
-    from sweepgate.core.errors import printable
     from sweepgate.results.render import point_label, point_naming
 
     naming = point_naming(comparison)
@@ -455,12 +453,12 @@ def _say_off_chart(left: list[tuple[tuple, str]], comparison, at_base: set, show
                          ([p for p in left if p[0] in at_base], "drawn only as a ? at {its} baseline median")):
         if not points:
             continue
-        named = printable("; ".join(f"{point_label(pt, naming)}: {why}" for pt, why in points[:shown]))  # a job's text
+        named = "; ".join(f"{point_label(pt, naming)}: {why}" for pt, why in points[:shown])  # a job's text: ``say``
         more = f"; and {len(points) - shown} more" if len(points) > shown else ""
         one = len(points) == 1
-        print(f"sweepgate results compare: {count(len(points), 'point')} {'is' if one else 'are'} "
-              f"{said.format(its='its' if one else 'their')} (the table lists {'it' if one else 'them'}): "
-              f"{named}{more}", file=sys.stderr)
+        say(f"sweepgate results compare: {count(len(points), 'point')} {'is' if one else 'are'} "
+            f"{said.format(its='its' if one else 'their')} (the table lists {'it' if one else 'them'}): "
+            f"{named}{more}")
 
 
 def _print(comparison, args, charts: list[tuple]) -> None:

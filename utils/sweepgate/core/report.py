@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterable
+from contextlib import contextmanager
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, emit  # noqa: F401  (re-exported: the one annotation writer)
@@ -79,6 +80,52 @@ def _columns() -> int | None:
     return int(columns) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
 
 
+class PrintableStream:
+    """A text stream that writes every control character but a line end and a tab as an escape
+    (``errors.printable``): sys.stdout and sys.stderr while a results command runs (``printable_streams``), so
+    no line it prints, whatever prints it (a note, a warning, a library's), sends a result's escape sequence to
+    the terminal (s43c: a run id or a ref holding ``\\x1b[2J`` in compare's notes cleared the reader's screen).
+    The one console writes to the stream beneath (``console``): its styles are escape codes, and it writes
+    its text's control characters as escapes itself. A newline stays: a note that may hold one is ``say``'s."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+
+    def write(self, text: str) -> int:
+        self.wrapped.write(printable(text, lines=True))
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):  # flush, fileno, isatty, encoding, reader_left, ...: the stream's own
+        return getattr(self.wrapped, name)
+
+
+@contextmanager
+def printable_streams():
+    """sys.stdout and sys.stderr as ``PrintableStream`` for the block (each not one already), both restored
+    after it."""
+    import sys
+
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (s if s is None or isinstance(s, PrintableStream) else PrintableStream(s) for s in saved)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def say(line: str, stream=None) -> None:
+    """Write ``line``, a command's own note naming somebody else's text (a run id, a ref, a folder), on
+    ``stream`` (stderr) as one line: its control characters, a newline among them, as escapes
+    (``errors.printable``), the line and its end in one write (as ``errors.emit`` writes a diagnostic)."""
+    import sys
+
+    (stream or sys.stderr).write(printable(line) + "\n")
+
+
 def console(stream=None, *, width: int | None = None):
     """The one rich Console for terminal output: styles only on a terminal, and none under NO_COLOR.
 
@@ -87,7 +134,8 @@ def console(stream=None, *, width: int | None = None):
     bold, dim or italic either (rich's ``no_color`` keeps those; a user who sets NO_COLOR wants plain
     text, and `results compare` and `results show` printed bold headers and dim rows). Piped without
     COLUMNS, no line is wrapped at the console's width: a long note stays one line, as the table
-    it follows stays whole (``fits``).
+    it follows stays whole (``fits``). No string it prints is read as rich markup (``markup=False``: a
+    result's ``[bold]`` or ``[link=...]`` is text), and on a ``PrintableStream`` it writes to the stream beneath.
     """
     import os
     import sys
@@ -114,11 +162,13 @@ def console(stream=None, *, width: int | None = None):
             raise BrokenPipeError
 
     stream = sys.stdout if stream is None else stream
+    if isinstance(stream, PrintableStream):  # its own escape codes are the console's to write
+        stream = stream.wrapped
     tty = bool(getattr(stream, "isatty", None) and stream.isatty())
     piped = _columns() or PIPE_WIDTH  # `COLUMNS=100 cmd | less`
     plain = bool(os.environ.get("NO_COLOR"))  # a terminal still (its width), but no escape code of style
     return _Console(file=stream, force_terminal=tty, no_color=plain, color_system=None if plain else "auto",
-                    width=width or (None if tty else piped), highlight=False, emoji=False,
+                    width=width or (None if tty else piped), highlight=False, emoji=False, markup=False,
                     soft_wrap=not (tty or _columns() or width))
 
 

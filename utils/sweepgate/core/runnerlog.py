@@ -132,8 +132,11 @@ class CommandSafeStream:
 def write_command(line: str, stream=None) -> None:
     """Write the workflow command ``line`` to ``stream`` (stderr), past a ``CommandSafeStream``."""
     stream = stream or sys.stderr
-    if isinstance(stream, CommandSafeStream):
-        stream.workflow_command(line)
+    safe = stream
+    while safe is not None and not isinstance(safe, CommandSafeStream):  # beneath a results command's
+        safe = getattr(safe, "wrapped", None)  # report.PrintableStream (or cli.ReaderMayLeave): none, else
+    if safe is not None:
+        safe.workflow_command(line)
     else:
         print(line, file=stream)
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from sweepgate.core import github
 from sweepgate.core.fields import COMMIT_SHA, short_sha
+from sweepgate.core.errors import printable
 from sweepgate.core.report import count, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
@@ -353,8 +354,9 @@ def measured_note(comparison: C.Comparison) -> str | None:
 
 
 def md_code(text: str) -> str:
-    """``text`` to sit inside a markdown code span: a backtick or a line break would end it."""
-    return text.replace("`", "'").replace("\n", " ")
+    """``text`` to sit inside a markdown code span: a backtick or a line break would end it; a control
+    character is an escape (``printable``), as in ``_md_escape``."""
+    return printable(text.replace("`", "'").replace("\n", " "))
 
 
 def repeated_note(comparison: C.Comparison, shown: int = 3, naming: Naming | None = None) -> str | None:
@@ -452,7 +454,9 @@ def _md_escape(text: str) -> str:
     Every string a result or a pull request controls (config key, model, engine, recipe, notes) enters the
     report through here."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MARKDOWN.sub(lambda m: "\\" + m[0], " ".join(text.splitlines()))
+    # a control character as an escape (``printable``; its backslash escaped below): --markdown writes the
+    # report to a terminal, and a comment file is read in one
+    text = _MARKDOWN.sub(lambda m: "\\" + m[0], printable(" ".join(text.splitlines())))
     return _AUTOLINKED.sub(WORD_JOINER, text)
 
 
@@ -886,8 +890,6 @@ def _grid(headers: tuple[str, ...], widths: list[int] | None = None, show_header
 def _printable(row: tuple[str, ...]) -> tuple[str, ...]:
     """A row's cells as a terminal shows them (``errors.printable``): an escape sequence or a carriage return in a
     config key (a job's sidecar states it) neither rewrites the reader's terminal nor moves its cursor (s42k)."""
-    from sweepgate.core.errors import printable
-
     return tuple(map(printable, row))
 
 
