@@ -180,3 +180,15 @@ def test_any_line_a_results_command_prints_writes_escape_sequences_as_escapes(tm
     for text in (proc.stdout, proc.stderr):
         assert not RAW.search(text), repr(text)
     assert f"skipped {folder / printable(name)}" in proc.stdout.splitlines(), proc.stdout
+
+
+def test_c1_controls_and_bidi_overrides_are_written_as_escapes():
+    """Review (s43c's left-alone): `printable` escaped C0 and DEL only, so U+009B (a terminal's CSI, as ESC [
+    is) and the bidirectional overrides (a key shown in another order than it is) passed to the terminal and
+    the comment; ordinary non-ASCII text still passes as it is."""
+    from sweepgate.core.errors import printable
+
+    assert printable("a\x9b2Jb") == "a\\x9b2Jb"
+    assert printable("key\u202egpj.exe") == "key\\u202egpj.exe"
+    assert printable("x\u2066y\u2069z\u200f") == "x\\u2066y\\u2069z\\u200f"
+    assert printable("DeepSeek-R1 · 1k1k → tp=8 é 中文") == "DeepSeek-R1 · 1k1k → tp=8 é 中文"

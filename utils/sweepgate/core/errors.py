@@ -237,8 +237,11 @@ class Diagnostic:
 # A pattern's characters: a place such as ``configs/*-master.yaml`` (every master config) is no one file.
 _GLOB = frozenset("*?")
 
-# C0 control characters and DEL, written as escapes (\n, \x1b) in a rendered line; a tab stays.
-_CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F) if c != 0x09}
+# Control characters written as escapes (\n, \x1b, \x9b, \u202e) in a rendered line; a tab stays. C0 and DEL;
+# C1 (U+0080-U+009F: U+009B is a terminal's CSI as ESC [ is); the bidirectional overrides and isolates, which
+# show a name's characters in another order than they are (the "Trojan Source" trick).
+_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)
+_CONTROL = {c: ascii(chr(c))[1:-1] for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), *_BIDI) if c != 0x09}
 
 
 _CONTROL_BUT_LINES = {c: e for c, e in _CONTROL.items() if c != 0x0A}
