@@ -28,9 +28,9 @@ from sweepgate.core import fields as F
 from sweepgate.core import shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
-from sweepgate.core.recipes import (MULTINODE_PARTS, bare_names, ending_in, globbed, helper_folders, ran_from_workspace,
-                                    read_helpers, resolve_script, runs_multinode, script_candidates, shell_files,
-                                    sourced_helpers, started, tail_sources, unseen_sources)
+from sweepgate.core.recipes import (MULTINODE_PARTS, argument_paths, bare_names, ending_in, globbed, helper_folders,
+                                    ran_from_workspace, read_helpers, resolve_script, runs_multinode, script_candidates,
+                                    shell_files, sourced_helpers, started, tail_sources, unseen_sources)
 from sweepgate.core.shellwords import TOP_CWD
 from sweepgate.core.worktop import GIT_DIR, WORKSPACE
 
@@ -495,7 +495,10 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
     while True:  # the tracked files a `source` may read (and what they source), each round reads one more at least
         folders: dict[str, list] = {}
         heard = [path for start in starts if start for path in _started(folders, start, blobs, tracked=tracked)]
-        missing = [path for path in tail_files(heard, blobs, tracked, folders) if path not in blobs]
+        files = tail_files(heard, blobs, tracked, folders)
+        # and the files a word of a command names (``recipes.argument_paths``), kept where the checkout has them
+        missing = [path for path in dict.fromkeys([*files, *argument_paths(files, blobs, files.folders)])
+                   if path not in blobs]
         if not missing:
             return blobs
         blobs.update(read(missing))

@@ -214,7 +214,10 @@ def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str
     # (one read as data by a name alone, `cat .env`, `tail -n 1`: no link or submodule on its way, none asked for)
     named += [(helper, site, None) for helper, site in each_of(read.ran, read.ran_sites)
               if helper not in blobs or blobs[helper] is not None or reached is not None
-              and (site != shellwords.READ_AS_DATA or "/" in helper) and reached(helper)]
+              and (not shellwords.is_data(site) or "/" in helper) and reached(helper)]
+    # a file a word of a command names, where the checkout has it (``argument_paths`` reads them first): as data
+    named += [(helper, site, None) for helper, site in each_of(read.arguments, read.argument_sites)
+              if blobs.get(helper) is not None]
     return [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
              posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
 
@@ -308,7 +311,8 @@ def _absent(folder: str, read: shellwords.Reading, blobs: dict[str, bytes | None
     if (held := ends.get(("folders",))) is None:
         held = ends["folders",] = {part for p, blob in blobs.items() if blob is not None
                                    for part in _folders_of(p)}
-    named = [_helper(folder, beside, top) for _, beside, top in _relative(read.sourced + read.named + read.ran)]
+    named = [_helper(folder, beside, top)
+             for _, beside, top in _relative(read.sourced + read.named + read.ran + read.arguments)]
     unread = [path for path in named if path not in blobs]
     return frozenset(place for place, at in went.items()
                      if at not in held and not any(path.startswith(at + "/") for path in unread))
@@ -452,23 +456,36 @@ def globbed(paths, blobs: dict[str, bytes | None], folders: dict | None = None) 
     read by a path with a glob (``shellwords.Reading.globs``: `for f in "$D"/*.sh; do source "$f"; done`), in order,
     each file read from each working folder ``folders`` gives it; ``identity.tail_files`` reads every tracked file
     each matches."""
-    found = []
+    found = [(place[1], False, _site(folder, site)) if place[0] == shellwords.TAIL else
+             (_helper(folder, *_relative([(at, place)])[0][1:]), True, _site(folder, site))
+             for folder, read in _readings(paths, blobs, folders)
+             for (at, place), site in zip(read.globs, read.glob_sites)]
+    return list(dict.fromkeys(found))
+
+
+def argument_paths(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:
+    """The paths of the files a word of a command in the files ``paths`` names (``shellwords.Reading.arguments``: `python3
+    x.py --config c.json`, `CFG=c.json cmd`), in order, each file read from each working folder ``folders`` gives it:
+    ``identity.read_all`` reads them, and those the checkout has are data its job reads (``helper_folders``)."""
+    found = [_helper(folder, beside, from_top) for folder, read in _readings(paths, blobs, folders)
+             for _, beside, from_top in _relative(read.arguments)]
+    return [path for path in dict.fromkeys(found) if not path.startswith("../")]
+
+
+def _readings(paths, blobs: dict[str, bytes | None], folders: dict | None):
+    """(its folder, its ``shellwords.Reading``) of each of the files ``paths`` (as far as ``blobs`` holds them) read
+    from each working folder ``folders`` gives it (by default the top), in order."""
     for path in dict.fromkeys(paths):
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
-        folder = posixpath.dirname(path)
         for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
-            read = _shell_reading(text, *start)
-            found += [(place[1], False, _site(folder, site)) if place[0] == shellwords.TAIL else
-                      (_helper(folder, *_relative([(at, place)])[0][1:]), True, _site(folder, site))
-                      for (at, place), site in zip(read.globs, read.glob_sites)]
-    return list(dict.fromkeys(found))
+            yield posixpath.dirname(path), _shell_reading(text, *start)
 
 
 def shell_files(paths, folders: dict) -> list[str]:
     """The ``paths`` read as shell from one of their working folders ``folders`` gives them at least (a file the job
     reads as data alone, `cat .env`, is none: ``shellwords.READ_AS_DATA``), in order."""
     return [path for path in paths
-            if any(start[0] != shellwords.READ_AS_DATA for start in folders.get(path) or [(TOP_CWD,)])]
+            if any(not shellwords.is_data(start[0]) for start in folders.get(path) or [(TOP_CWD,)])]
 
 
 def ran_from_workspace(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:

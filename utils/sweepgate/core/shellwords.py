@@ -61,6 +61,11 @@ site ``READ_AS_DATA`` (hashed, never read as shell): the file after an input red
 and a reader command's words (`cat .env`, `grep -v '^#' .env`); and one fed to an interpreter that runs its input
 (`bash < "$D/x.sh"`) as a file run. A `for` loop's variable stands for each word of its list where its body sources,
 runs or reads it (``Reading.loops``); a path with a glob there is every tracked file it matches (``Reading.globs``).
+Any other word of a command that names a file (an argument, an option's value after its `=`, an assignment's value:
+`--config c.json`, `CFG=c.json cmd`) is read as data too, its site ``ARGUMENT`` (``_argument_words``: a word only the
+run knows is passed over); a file a reader gives a shell (`cat x | bash`, `bash -c "$(cat x)"`) is a file run. A file
+run, sourced or read through a variable a list read at run time sets (`while read -r f; do bash "$f"; done < list`,
+``_listed``) or fed to an interpreter by `xargs` is one only the run knows (``Reading.unseen``).
 """
 
 from __future__ import annotations
@@ -77,7 +82,19 @@ from sweepgate.core.worktop import WORKSPACE
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
 # The working folder a file read as data "starts" in (``Reading.ran_sites``: `cat .env`, `< params.txt`): hashed as
 # it is, never read as shell (``reading`` of it is empty)
-READ_AS_DATA = ("data", "")
+DATA = "data"
+READ_AS_DATA = (DATA, "")
+# The working folder a file a word of a command names "starts" in (``Reading.ran_sites``: `python3 x.py --config
+# c.json`, `--chat-template=t.jinja`, `CFG=c.json cmd`: the program may open it): hashed as data, as ``READ_AS_DATA``
+# is, but a folder so named is not read whole (``identity.tail_files``), and a word only the run knows is passed over
+ARGUMENT = (DATA, "argument")
+
+
+def is_data(site: "Place | None") -> bool:
+    """Whether a file read from ``site`` is read as data (``READ_AS_DATA``, ``ARGUMENT``), never as shell."""
+    return site is not None and site[0] == DATA
+
+
 # A variable's value that is a relative path written out (`LIB=lib/x.sh`): from the working folder where it is used,
 # which a `cd` since may have moved (``_head``); never a `source`'s place
 _RELATIVE = "relative"
@@ -389,6 +406,11 @@ class Reading:
     # there, in the same order (``_globbed``: every tracked file it matches, ``identity.tail_files``)
     globs: list[tuple[int, Place]] = field(default_factory=list)
     glob_sites: list[Place | None] = field(default_factory=list)
+    # each file a word of a command names (``_argument_words``: `--config c.json`, `CFG=c.json cmd`), its place (TOP, or
+    # FOLDER) as ``ran``'s, and its site (``ARGUMENT``) in the same order: data its program may open, where the
+    # checkout has it (``recipes.argument_paths``)
+    arguments: list[tuple[int, Place]] = field(default_factory=list)
+    argument_sites: list[Place | None] = field(default_factory=list)
 
 
 def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Place | None], ...] = (),
@@ -403,7 +425,7 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
     sets `D=shared` goes on with D=shared); ``absent``: the folders the checkout holds no file in (places): a `cd` to
     one may fail (bash goes on where it was, unless `set -e`), or go to a folder the run made (`mkdir -p out; cd out`),
     so the working folder after it is either (``_either``: mostly one only the run knows)."""
-    if cwd == READ_AS_DATA:
+    if is_data(cwd):
         return Reading()
     parts = shellcode.parts(text)
     start = {} if cwd == TOP_CWD else {_CWD: cwd}
@@ -448,6 +470,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.ran_tail_sites += sub.ran_tail_sites
             read.globs += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.globs]
             read.glob_sites += sub.glob_sites
+            read.arguments += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.arguments]
+            read.argument_sites += sub.argument_sites
     return read
 
 
@@ -1422,20 +1446,27 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
     assigned, moved, before = read.assigned, read.moved, len(read.unseen)
-    words, elsewhere, data = _ran_words(text, code, literal, spans)
+    words, elsewhere, data, arguments = _ran_words(text, code, literal, spans)
     found: dict[tuple[int, Place, Place | None], None] = {}
+    named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
-    unseen: dict[tuple[int, str], None] = {}
+    unseen: dict[tuple[int, str], None] = dict.fromkeys(_fed_by_xargs(text, code))
+    listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
     for at, written in sorted(set(words)):
-        looped = _looped(read.loops, at, written, _in_force(assigned, at, start))
+        looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
-            places = _ran_places(read, at, word, (at in elsewhere, at in data), start, tails, unseen)
-            found.update(((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
-                         and posixpath.basename(place[1]) not in ("", ".", "..")
-                         and not (place[0] == TOP and place[1].startswith("../")))
+            places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
+                                 unseen, listed)
+            (named if at in arguments else found).update(
+                ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
+                and posixpath.basename(place[1]) not in ("", ".", "..")
+                and not (place[0] == TOP and place[1].startswith("../")))
     for at, place, cwd in found:
         read.ran.append((at, place))
         read.ran_sites.append(cwd)
+    for at, place, cwd in named:
+        read.arguments.append((at, place))
+        read.argument_sites.append(cwd)
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
@@ -1443,34 +1474,44 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     read.unseen_ran += read.unseen[before:]
 
 
-def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool], start: dict[str, Place | None],
-                tails: dict, unseen: dict) -> list[tuple[Place | None, Place | None]]:
+def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
+                tails: dict, unseen: dict, listed=frozenset) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
-    read as data, ``READ_AS_DATA``); ``how``: whether it runs elsewhere (``_run_elsewhere``), whether it is read as
-    data. One with a glob goes to ``Reading.globs`` (``_glob``), a written end to ``tails``, one only the run knows
-    to ``unseen`` (each ``_ran``'s, keyed so that a word read from two folders is said once)."""
-    (elsewhere, data), assigned, moved, bare = how, read.assigned, read.moved, _bare(word)
+    read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
+    (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
+    where only the run knows it, or what a glob in it matches, it is passed over). One with a glob goes to
+    ``Reading.globs`` (``_glob``), a written end to ``tails``, one only the run knows to ``unseen`` (each ``_ran``'s,
+    keyed so that a word read from two folders is said once): one the text gave a value it lost (``_cleared``), or a
+    file run (not read: `cp "$f"` of a `find`'s output is mostly the run's own) that a list read at run time names
+    (``listed()``: ``_listed_names``, ``_listed``)."""
+    (elsewhere, data, argument), assigned, moved, bare = how, read.assigned, read.moved, _bare(word)
     here = None if elsewhere else _cwd_at(moved, at, start)
+    as_data = ARGUMENT if argument else READ_AS_DATA
     if m := _WORKSPACE.match(bare):
-        places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), READ_AS_DATA if data else here)] if (
+        places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), as_data if data else here)] if (
             _REST.fullmatch(bare[m.end():])) else []
         read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..") and not data]
         return places
-    variables = _in_force(assigned, at, start)
+    # (a word that expands nothing reads no variable: only the working folder, set below)
+    variables = _in_force(assigned, at, start) if "$" in word or "`" in word else dict(start)
     places = []
     # where the run may be in the script's folder or one under it, each (``_cwds_at``), and the folder there
     for variables[_CWD] in dict.fromkeys([*([] if elsewhere else _cwds_at(moved, at, start)), here]):
-        site = READ_AS_DATA if data else variables[_CWD]
-        if (globbed := _globbed(word, variables)) is not False:
-            _glob(read, at, globbed, site, word)
+        site = as_data if data else variables[_CWD]
+        if (not argument or _unquoted_glob(word)) and (globbed := _globbed(word, variables)) is not False:
+            if globbed is not None or not argument:  # (a word's glob where only the run knows the folder: passed over)
+                _glob(read, at, globbed, site, word)
             continue
         place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
         places.append((place, site))
+        if argument:
+            continue  # (a start only the run knows: passed over)
         if (tail := _ran_tail(word, place)) and (not data or _LITERAL.fullmatch(bare)):
             # (a file read as data where only the run knows the start of its path, `cat "$TMP/out"`, is mostly the
             # run's own: only a relative path's, every tracked file ending so, is read)
             tails[at, tail, site] = None
-        elif place is None and _cleared(bare, at, assigned, variables) and (said := _unseen(word, False)):
+        elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())) and (
+                said := _unseen(word, False)):
             unseen[at, said] = None
     return places
 
@@ -1490,11 +1531,12 @@ def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, in
     return False
 
 
-def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int, str]], set[int], set[int]]:
+def _ran_words(text: str, code: str, literal, spans=()
+               ) -> tuple[list[tuple[int, str]], set[int], set[int], set[int]]:
     """The words ``_ran`` reads as files run or read (each an offset and the word), the offsets of those an interpreter
     runs (or a reader reads) where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's
-    command substitutions and subshells, ``shellcode.parts``), and the offsets of those read as data, not run
-    (``_read_words``)."""
+    command substitutions and subshells, ``shellcode.parts``), the offsets of those read as data, not run
+    (``_read_words``), and of those read as data only because a command's word names them (``_argument_words``)."""
     words = [(at, _word(text, at)) for m in _INTERPRETER.finditer(code)
              if (at := _script_word(text, m.end(), bool(m["python"]))) is not None]
     read, data = _read_words(text, code, spans)
@@ -1510,8 +1552,85 @@ def _ran_words(text: str, code: str, literal, spans=()) -> tuple[list[tuple[int,
               if not any(begin <= m.start() < end for begin, end in comments)
               and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
               and _with_an_interpreter(text, ends, m.start(), m.end())]
+    arguments, commands = _argument_words(text, code, literal)
+    words += commands
     ran = {at for at, _ in words}
-    return words + read, elsewhere, data - ran
+    taken = ran | {at for at, _ in read}
+    arguments = [(at, word) for at, word in arguments if at not in taken]
+    named = {at for at, _ in arguments}
+    return words + read + arguments, elsewhere, data - ran | named, named
+
+
+# The commands whose words name no file a program opens: a `cd` (a folder), a `source` (read as shell), a loop's or a
+# `case`'s head (``Reading.loops``), a function's name, a test (`[[ -f x ]]`), a word printed
+_NO_ARGUMENTS = frozenset(("cd", "pushd", "popd", "source", ".", "for", "select", "case", "function", "[[", "[",
+                           "test", "echo", "printf"))
+# A `[[ … ]]` test in the code: its `&&`, `||`, `(` begin no command
+_TEST_SPAN = re.compile(r'(?<![^\s;&|(!])\[\[[ \t].*?[ \t]\]\](?![^\s;&|)])', re.DOTALL)
+_TEST_WORDS = frozenset(("==", "!=", "=~", "=", "]]", "]"))  # a test's, in `[[ … ]]` after a `&&`, `||`
+# A glob a word of a command holds that bash expands: unquoted, no special parameter's (`$?`); `[` left to tests
+_ARGUMENT_GLOB = re.compile(r'[*?]')
+_SPECIAL_PARAMETER = re.compile(r'\$[?#@*!$0-9-]')
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+
+
+def _unquoted_glob(word: str) -> bool:
+    """Whether a command's ``word`` holds a glob bash expands (``_ARGUMENT_GLOB``): outside quotes and expansions."""
+    return bool(_ARGUMENT_GLOB.search(_SPECIAL_PARAMETER.sub("", _AN_EXPANSION.sub("", _QUOTED.sub("", word)))))
+
+
+# What comes before an option's value (`--config=`, `-c=`) or an assignment's (`CFG=`, `export CFG=`) in a word
+_BEFORE_VALUE = re.compile(r'-{0,2}[A-Za-z_][\w.-]*(?:\[[^]]*\])?\+?=')
+
+
+def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """Each word of each command of ``text`` (found where a command begins in its ``code``; not in a comment or a
+    heredoc's body, ``literal``), its own word and its assignments among them, that may name a file the program opens:
+    the word (`c.json`, `"$D/t.jinja"`), or what follows the `=` of an option's or an assignment's word
+    (`--config=c.json`, `CFG=c.json`); never an option alone, a number or a redirection (``_read_words`` reads the
+    file after a `<`), nor the words of ``_NO_ARGUMENTS``' commands. Each an offset and the word; and, second, each
+    command's own word that is a path (a `/` in it outside its expansions, quoted or not: `"./$f"`), a file run."""
+    skipped = sorted((begin, end) for begin, end in literal if not text.startswith("'", begin))
+    starts = [begin for begin, _ in skipped]
+    found: list[tuple[int, str]] = []
+    commands: list[tuple[int, str]] = []
+    tests = [(t.start(), t.end()) for t in _TEST_SPAN.finditer(code)]
+    for m in _COMMAND_WORD.finditer(code):
+        at, first = m.end(), True
+        if (blanked := next((i for i in range(m.start(), at) if text[i] != code[i]), at)) < at:
+            # a quoted word, blank in the code: the command's own (`"./$f"`), else no command begins here (a string's
+            # second line, an array's words)
+            if not text.startswith(('"', "'", "$'", '$"'), blanked) or blanked and text[blanked - 1] not in _WORD_END:
+                continue
+            at = blanked
+        if (k := bisect.bisect_right(tests, (at, at)) - 1) >= 0 and at < tests[k][1]:
+            continue  # in a `[[ … ]]` test
+        while at < len(text):
+            if redirection := _A_REDIRECTION.match(text, at):
+                at = redirection.end()
+            elif not (word := _word(text, at)) or word.startswith("#") or (
+                    k := bisect.bisect_right(starts, at) - 1) >= 0 and at < skipped[k][1]:
+                break
+            else:
+                bare = _bare(word)
+                if first and bare in _NO_ARGUMENTS or bare in _TEST_WORDS:
+                    break
+                assignment = shellgrammar.ASSIGNMENT.match(bare)
+                if first and not assignment and "/" in _AN_EXPANSION.sub("", bare):
+                    commands.append((at, word))
+                first = first and bool(assignment)  # the command's word follows
+                if text.startswith(")", at + len(word)) or re.search(r"\s", bare):
+                    pass  # a `case` item's pattern; a word no path is (read across a string's lines)
+                elif value := _BEFORE_VALUE.match(bare):
+                    k = word.index("=") + 1
+                    found += [(at + k, word[k:])] if value.end() < len(bare) else []
+                elif not bare.startswith("-") and not bare.isdigit():
+                    found.append((at, word))
+                at += len(word)
+            if not (gap := _WORD_GAP.match(text, at)):
+                break
+            at = gap.end()
+    return found, commands
 
 
 # A redirection of a file to a command's input (`< f`, `0< f`, `<> f`, `$(< f)`; not a heredoc's `<<`, a here-string's
@@ -1531,15 +1650,18 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
     redirection (``_INPUT``), and each word of a reader command but its options and redirections (``_READER``; a
     word that names no file of the checkout reads nothing, ``recipes.helper_folders``); and the offsets of those
     read as data, never run: all but a file fed to an interpreter that runs its input (`bash < x.sh`, `python3 - <
-    t.py`: ``_stdin_script``)."""
+    t.py`: ``_stdin_script``) and one a reader gives a shell to run (``_fed_to_shell``: `cat x | bash`, `bash -c
+    "$(cat x)"`, `eval "$(< x)"`)."""
     found, data = [], set()
+    strings = functools.cache(lambda: _shell_strings(text, code))
     for m in _INPUT.finditer(code):
         if word := _word(text, at := _BLANKS_OR_NONE.match(text, m.end()).end()):
             found.append((at, word))
-            if not _stdin_script(text, code, spans, m.start()):
+            if not _stdin_script(text, code, spans, m.start()) and not _fed_to_shell(text, code, m.start(), strings):
                 data.add(at)
     for m in _READER.finditer(code):
         at = m.end("reader")
+        run = _fed_to_shell(text, code, at, strings)
         while gap := _WORD_GAP.match(text, at):
             at = gap.end()
             if redirection := _A_REDIRECTION.match(text, at):
@@ -1549,9 +1671,91 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
                 break
             if not word.startswith("-") and not word.isdigit():  # (a number: an option's, `head -n 5`)
                 found.append((at, word))
-                data.add(at)
+                if not run:
+                    data.add(at)
             at += len(word)
     return found, data
+
+
+def _shell_strings(text: str, code: str) -> list[tuple[int, int]]:
+    """Where each command string of a shell's `-c` or of an `eval` that begins with a command substitution stands in
+    ``text`` (`bash -c "$(cat x)"`, `eval $(< x)`): what the substitution prints is the code run."""
+    out = []
+    for m in _STRING_COMMAND.finditer(code):
+        at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
+        word = _word(text, at)
+        if word.lstrip('"').startswith(("$(", "`")) and (not m["eval"] or _at_command_start(code, m.start())):
+            out.append((at, at + len(word)))
+    return out
+
+
+def _fed_to_shell(text: str, code: str, at: int, strings) -> bool:
+    """Whether what the reader at ``at`` prints (`cat x`, `< x`) runs as shell: its pipeline goes on into an
+    interpreter that runs its input (`cat x | bash`, `cat x | tr -d '\\r' | bash -s`: no file's word, ``_script_word``),
+    or it stands in a shell's command string that a command substitution begins (``strings()``: ``_shell_strings``)."""
+    if any(begin <= at < end for begin, end in strings()):
+        return True
+    end = m.start() if (m := _PIPELINE_END.search(code, at)) else len(code)
+    pipe = code.find("|", at, end)
+    return pipe >= 0 and any(_script_word(text, w.end(), bool(re.search(_PYTHON_NAME + r'\Z', w.group())))
+                             is None for w in _INTERPRETER_WORD.finditer(code, pipe, end))
+
+
+# A command that runs the words it reads from its input (or a file, `-a`) as arguments of the command after it
+_XARGS = re.compile(r'(?<![\w./-])xargs(?![\w./-])')
+_ECHOED = re.compile(r'[ \t]*(?:echo|printf)[ \t][^|]*\|[ \t]*xargs')  # its input: words written out
+_ARG_FILE = re.compile(r'[ \t](?:-a|--arg-file)')
+
+
+def _fed_by_xargs(text: str, code: str) -> list[tuple[int, str]]:
+    """Each `xargs` that runs an interpreter with no file's word of its own (`cat list | xargs -n1 bash`, `xargs -a
+    list python3`): the file run is a line of its input, which only the run knows (``Reading.unseen``), unless words
+    written out are its input (`echo x.sh | xargs bash`: ``_SCRIPT_NAMED`` reads x.sh); an offset and its words up to
+    the interpreter's, as said."""
+    found, ends = [], [e.end() for e in _PIPELINE_END.finditer(code)]
+    for m in _XARGS.finditer(code):
+        begin = ends[k - 1] if (k := bisect.bisect_right(ends, m.start())) else 0
+        end = e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)
+        if _ECHOED.match(code, begin) and "$" not in text[begin:m.start()] and not _ARG_FILE.search(code, m.end(), end):
+            continue
+        if (pipe := code.find("|", m.end(), end)) >= 0:
+            end = pipe
+        for w in _INTERPRETER_WORD.finditer(code, m.end(), end):
+            if _script_word(text, w.end(), bool(re.search(_PYTHON_NAME + r'\Z', w.group()))) is None:
+                said = text[m.start():w.end()]
+                found.append((m.start(), said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."))
+                break
+    return found
+
+
+# A path whose file only a list the run reads names: after folders written out, a variable (or an element of an
+# array) that such a list sets, or a command substitution (a loop's list `$(cat list.txt)`, ``_looped``)
+_LISTED = re.compile(r'(?:[\w.+-]*/)*(?:\$(?:\{(?P<braced>[A-Za-z_]\w*)(?:\[[^]]*\])?\}|(?P<bare>[A-Za-z_]\w*))'
+                     r'|\$\(.*\)|`.*`)', re.DOTALL)
+_READS_A_LIST = ("read", "mapfile", "readarray")
+
+
+def _listed_names(text: str, code: str, assigned: list[tuple[str, Place | None, int, int]]) -> frozenset[str]:
+    """The variables ``text`` sets from what the run reads: by `read`, `mapfile`, `readarray` (`while read -r f; do …;
+    done < list.txt`, `mapfile -t L < list.txt`), or to a command's output that is no place (`f=$(head -n 1
+    list.txt)`; ``assigned``: ``Reading.assigned``)."""
+    names = {name for name, place, start, end in assigned
+             if place is None and text[start:end].lstrip('"').startswith(("$(", "`"))}
+    for m in _WRITER.finditer(code):
+        if m["writer"] in _READS_A_LIST:
+            words, at = [], m.end("writer")
+            while (gap := _BLANKS.match(text, at)) and (word := _word(text, gap.end())):
+                words.append(word)
+                at = gap.end() + len(word)
+            names |= {_set_name(word, False) or "" for word in _named_words(m["writer"], words)}
+    return frozenset(names - {"", _ANY})
+
+
+def _listed(bare: str, listed: frozenset[str]) -> bool:
+    """Whether the path ``bare`` (quotes taken) of a file run or read is one a list the run reads names
+    (``_LISTED``, ``_listed_names``): which file that is only the run knows."""
+    m = _LISTED.fullmatch(bare)
+    return bool(m) and (not (m["braced"] or m["bare"]) or (m["braced"] or m["bare"]) in listed)
 
 
 def _stdin_script(text: str, code: str, spans, at: int) -> bool:
