@@ -464,9 +464,10 @@ def globbed(paths, blobs: dict[str, bytes | None], folders: dict | None = None) 
 
 
 def argument_paths(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[str]:
-    """The paths of the files a word of a command in the files ``paths`` names (``shellwords.Reading.arguments``: `python3
-    x.py --config c.json`, `CFG=c.json cmd`), in order, each file read from each working folder ``folders`` gives it:
-    ``identity.read_all`` reads them, and those the checkout has are data its job reads (``helper_folders``)."""
+    """The paths of the files a word of a command in the files ``paths`` names (``shellwords.Reading.arguments``:
+    `python3 x.py --config c.json`, `CFG=c.json cmd`), in order, each file read from each working folder ``folders``
+    gives it: ``identity.read_all`` reads them, and those the checkout has are data its job reads (``helper_folders``).
+    """
     found = [_helper(folder, beside, from_top) for folder, read in _readings(paths, blobs, folders)
              for _, beside, from_top in _relative(read.arguments)]
     return [path for path in dict.fromkeys(found) if not path.startswith("../")]
