@@ -131,10 +131,10 @@ def test_a_point_s_metrics_count_once_when_the_run_s_p_values_are_adjusted():
     Benjamini-Hochberg over their Simes p-values, then within each selected point."""
     p = [1e-9] * 5 + [0.003] + [0.5 + i / 200 for i in range(94)]  # one real point, one borderline
     families = ["real"] * 5 + [f"p{i}" for i in range(95)]
-    adjusted, cuts = noise._adjust(p, families, 0.05)
+    adjusted, cuts = noise.adjust(p, families, 0.05)
     assert all(a <= 0.05 for a in adjusted[:5]) and adjusted[5] > 0.05  # row by row, 0.003 passed
     assert all(c >= 1e-9 for c in cuts[:5]) and cuts[5] < 0.003
-    rows, _ = noise._adjust(p, list(range(100)), 0.05)  # every row its own family: the old way
+    rows, _ = noise.adjust(p, list(range(100)), 0.05)  # every row its own family: the old way
     assert rows[5] <= 0.05
 
 

@@ -3,10 +3,13 @@
 An eval record (``compare.is_eval_result``: lm-eval's scores under ``record["evals"]``) sits at
 its job's point (``compare.point_of``). Each score of the PR run's newest attempt there is
 matched by (task, metric, filter) with the baseline's score at that point and judged by a
-two-sided normal test on the difference: with z the standard normal quantile at
-``compare.CONFIDENCE`` (the throughput comparison's level), the score ``regressed`` when it
-moved the bad way by more than ``z * sqrt(se_pr^2 + se_base^2)``, ``improved`` the good way,
-else ``unchanged``. Better is higher except for ``record.LOWER_IS_BETTER_EVAL_METRICS``.
+two-sided normal test on the difference, ``z = difference / sqrt(se_pr^2 + se_base^2)``. The run's
+scores are judged together, as its throughput comparisons are (``noise.adjust``: Benjamini-Hochberg
+over the points, each point's scores one family, at ``1 - compare.CONFIDENCE``): twenty scores judged
+one at a time at 95 % flag one by chance. A score is ``regressed`` when it moved the bad way beyond its
+``margin``, ``z`` at the p-value cut the adjustment ended at times that standard error (1.96 of them
+for a run of one score), ``improved`` the good way, else ``unchanged``. Better is higher except for
+``record.LOWER_IS_BETTER_EVAL_METRICS``.
 No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample, or none) or
 different sample counts (a ``--limit`` run against a full one) give ``not-judged``, with why.
 
@@ -54,6 +57,7 @@ class EvalVerdict:
     why: str | None = None
     sides: tuple[bool, bool] = (False, False)  # whose scores are the stand-in server's: (the run's, the baseline's)
     model: str | None = None  # the model the run's eval record names (``_model``): what names a point without a key
+    stated: bool | None = None  # whether higher is better, as the eval's file says it (``judge``); None: by the name
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)  # "model" where a point has it (Verdict.as_json): a rowless run's only name
@@ -67,12 +71,12 @@ class EvalVerdict:
         return out
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=1024)
 def z_value(confidence: float = C.CONFIDENCE) -> float:
     """The two-sided standard normal quantile at ``confidence`` (1.96 at 95 %), from scipy.stats."""
     from scipy.stats import norm
 
-    return float(norm.ppf(1 - (1 - confidence) / 2))
+    return float(norm.isf((1 - confidence) / 2))
 
 
 def _key(entry: dict) -> tuple[str, str, str]:
@@ -108,11 +112,46 @@ def judge(head: dict, base: dict | None, metric: str, confidence: float = C.CONF
     if why := _not_judged_why(head, base):
         return NOT_JUDGED, None, None, why
     difference = head[R.EVAL_VALUE] - base[R.EVAL_VALUE]
-    margin = z_value(confidence) * math.hypot(head[R.EVAL_STDERR], base[R.EVAL_STDERR])
+    margin = z_value(confidence) * _spread(head, base)
     if abs(difference) <= margin:
         return C.UNCHANGED, difference, margin, None
     better = (difference > 0) == (R.eval_direction(metric, stated) == R.HIGHER_IS_BETTER)
     return (C.IMPROVED if better else C.REGRESSED), difference, margin, None
+
+
+def _spread(head: dict, base: dict) -> float:
+    """The standard error of a judged score's difference from its baseline's (``_figures`` dicts)."""
+    return math.hypot(head[R.EVAL_STDERR], base[R.EVAL_STDERR])
+
+
+def p_value(v: EvalVerdict) -> float | None:
+    """The two-sided p-value of a judged score's difference (``judge``), None for one not judged."""
+    from scipy.stats import norm
+
+    if v.difference is None or v.baseline is None:
+        return None
+    spread = _spread(v.head, v.baseline)
+    if spread == 0:
+        return 1.0 if v.difference == 0 else 0.0
+    return float(2 * norm.sf(abs(v.difference) / spread))
+
+
+def judged_together(verdicts: list[EvalVerdict], confidence: float = C.CONFIDENCE) -> list[EvalVerdict]:
+    """``verdicts`` (each ``judge``d alone) judged as one run's: the p-values of the judged scores adjusted
+    together (``noise.adjust``, each point's scores one family), each score judged at the cut it ended at,
+    its margin that cut's; the others as they are."""
+    from sweepgate.results import noise
+
+    at = [i for i, v in enumerate(verdicts) if p_value(v) is not None]
+    if not at:
+        return verdicts
+    _, cuts = noise.adjust([p_value(verdicts[i]) for i in at], [verdicts[i].point for i in at], 1 - confidence)
+    out = list(verdicts)
+    for i, cut in zip(at, cuts):
+        v = verdicts[i]
+        verdict, difference, margin, why = judge(v.head, v.baseline, v.metric, 1 - cut, v.stated)
+        out[i] = dataclasses.replace(v, verdict=verdict, difference=difference, margin=margin, why=why)
+    return out
 
 
 def _baseline_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
@@ -141,7 +180,7 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         baseline = _figures(*found) if found else None
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
         verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
-        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model))
+        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model, stated))
     return out + [dataclasses.replace(v, model=model) for v in _lost_scores(pt, scores, base, sides)]
 
 
@@ -179,7 +218,7 @@ def compare_evals(pr_records: list[dict], baseline_records: list[dict], window: 
                                   window, evals=True, past=C.past_of(pr_records))
     out = [v for pt in sorted(heads, key=C.point_sort_key)
            for v in point_verdicts(pt, heads[pt], baselines.get(pt, []))]
-    return sorted(out, key=lambda v: VERDICTS.index(v.verdict))
+    return sorted(judged_together(out), key=lambda v: VERDICTS.index(v.verdict))
 
 
 def counts(verdicts: list[EvalVerdict]) -> dict[str, int]:

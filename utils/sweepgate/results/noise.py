@@ -462,7 +462,7 @@ def _rates_kept(total: int, base_failed: int, base_total: int, cut: float) -> tu
     return (total - up.last_kept(cut, total)) / total, (total - down.last_kept(cut, 0)) / total
 
 
-def _adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], list[float]]:
+def adjust(p: list[float], families: list, alpha: float) -> tuple[list[float], list[float]]:
     """(adjusted p, p-value cut) of each comparison: Benjamini-Hochberg over the families' Simes
     p-values (a point is one family: its metrics move together, so a real change counts once),
     then Benjamini-Hochberg within each selected family at alpha * R / M (Benjamini-Bogomolov).
@@ -507,7 +507,7 @@ def judge_all(comparisons: list[Comparison], confidence: float) -> list[Judged]:
             scaled[i] = (math.sqrt(var * (1 + 1 / len(shapes[i].x))), df)
     p = _p_values(comparisons, shapes, scaled)
     alpha = 1 - confidence
-    q, cuts = _adjust(p, [c.family if c.family is not None else i for i, c in enumerate(comparisons)], alpha)
+    q, cuts = adjust(p, [c.family if c.family is not None else i for i, c in enumerate(comparisons)], alpha)
     out = []
     for c, s, (scale, df), qv, cut in zip(comparisons, shapes, scaled, q, cuts):
         if scale == 0:  # identical baseline values: the interval is that value
