@@ -57,6 +57,31 @@ def test_a_real_eval_change_among_twenty_scores_is_still_found_and_its_margin_sa
     assert {v.verdict for conc, v in run.items() if conc > 2} == {C.UNCHANGED}
 
 
+def steady_sweep(pr_client: str | None) -> C.Comparison:
+    """Five main runs measured by vLLM's client, and a PR run 10 % slower, measured by ``pr_client``."""
+    main = [synth.make(f"main-{r}", KEY, conc, synth.curve(conc), day=r + 1) for r in range(5) for conc in (4, 8)]
+    for rec in main:
+        rec[R.CLIENT] = "vllm-bench"
+    pr = [synth.make("pr-1", KEY, conc, {**synth.curve(conc), R.OUTPUT_TPUT_PER_GPU: synth.curve(conc)[
+        R.OUTPUT_TPUT_PER_GPU] * 0.9}, ref="refs/pull/1/head", day=28) for conc in (4, 8)]
+    for rec in pr:
+        rec[R.CLIENT] = pr_client
+    return C.compare_records(pr, main)
+
+
+def test_a_point_measured_by_another_client_than_main_s_says_so_beside_its_verdict():
+    """Every client's figures are stored in one set of units (ms, tok/s), but two clients count a run apart
+    (AIPerf tokenizes the responses itself, vLLM's client may take the server's counts): a PR that moved its
+    benchmark from vLLM's client to AIPerf is judged against main's as before, and the row names the change, as
+    it names an image's, the recipe fingerprint being the same (it named nothing: a 10 % drop read as the PR's)."""
+    changed = steady_sweep("aiperf")
+    rows = [v for v in changed.verdicts if v.metric == R.OUTPUT_TPUT_PER_GPU]
+    assert {v.verdict for v in rows} == {C.REGRESSED}
+    assert all(v.recipe_changes == ["client vllm-bench \u2192 aiperf"] for v in rows), rows
+    assert all(not v.recipe_changes for v in steady_sweep("vllm-bench").verdicts)
+    assert all(not v.recipe_changes for v in steady_sweep(None).verdicts)  # a client not known: no change said
+
+
 scores = st.lists(st.tuples(st.floats(0.05, 0.95), st.floats(-0.2, 0.2), st.floats(0.001, 0.05)), min_size=1,
                   max_size=12)
 

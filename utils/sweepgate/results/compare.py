@@ -520,12 +520,17 @@ def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
     """The recipe fields whose PR value differs from the newest baseline run's, in words. Against
     the newest only: when main changed a recipe itself its window mixes the old and the new, and
     a PR that runs main's current recipe changed nothing. Without fingerprints (rows of
-    `full-sweep` or `--row`) the fields themselves are compared."""
+    `full-sweep` or `--row`) the fields themselves are compared. Last, the benchmark client when the two
+    are known clients that differ (``R.CLIENT_NAMES``: ``client vllm-bench -> aiperf``): every client's
+    figures are in one set of units, but two clients count a run apart, which no fingerprint holds."""
     if not baseline:
         return []
     newest, fingerprint = baseline[0], head.get(R.RECIPE_FINGERPRINT)
+    clients = [newest.get(R.CLIENT), head.get(R.CLIENT)]
+    client = [f"{R.CLIENT} {clients[0]} \u2192 {clients[1]}"] if (
+        clients[0] != clients[1] and all(c in R.CLIENT_NAMES for c in clients)) else []
     if fingerprint is not None and newest.get(R.RECIPE_FINGERPRINT) == fingerprint:
-        return []
+        return client
     out = []
     for name in RECIPE_FIELDS:
         new, old = _display(name, head), _display(name, newest)
@@ -537,7 +542,7 @@ def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
         out.append(f"{name} {old_text} \u2192 {new_text}")
     if not out and newest.get(R.RECIPE_FINGERPRINT) != fingerprint:
         out.append(f"{R.RECIPE_FINGERPRINT} {newest.get(R.RECIPE_FINGERPRINT)} \u2192 {fingerprint}")
-    return out
+    return out + client
 
 
 def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict) -> list[Verdict]:
