@@ -142,10 +142,11 @@ def judged_together(verdicts: list[EvalVerdict], confidence: float = C.CONFIDENC
     its margin that cut's; the others as they are."""
     from sweepgate.results import noise
 
-    at = [i for i, v in enumerate(verdicts) if p_value(v) is not None]
+    p = [p_value(v) for v in verdicts]
+    at = [i for i, v in enumerate(p) if v is not None]
     if not at:
         return verdicts
-    _, cuts = noise.adjust([p_value(verdicts[i]) for i in at], [verdicts[i].point for i in at], 1 - confidence)
+    _, cuts = noise.adjust([p[i] for i in at], [verdicts[i].point for i in at], 1 - confidence)
     out = list(verdicts)
     for i, cut in zip(at, cuts):
         v = verdicts[i]
