@@ -111,3 +111,22 @@ def test_swapping_the_run_and_main_flips_every_eval_verdict(points):
         assert back[pt].verdict == flip[v.verdict] and math.isclose(back[pt].margin, v.margin), (v, back[pt])
     same = E.compare_evals(scored("pr-1", points, 1, "refs/pull/1/head", 2), scored("main-1", points, 1, synth.MAIN, 1))
     assert {v.verdict for v in same} == {C.UNCHANGED}
+
+
+def rowless(run: str, model: str, ttft: float, *, ref: str = synth.MAIN, day: int = 1) -> dict:
+    """A conc-4 record of ``model`` with no matrix row: no config key, hardware, scenario or recipe."""
+    rec = synth.make(run, None, 4, {"ttft_p50_ms": ttft, R.OUTPUT_THROUGHPUT: 1000.0}, ref=ref, day=day)
+    rec.update({R.CONFIG_KEY: None, R.HARDWARE: None, R.SCENARIO: None, R.MODEL: model, R.TP: None,
+                R.RECIPE_FINGERPRINT: None})
+    return rec
+
+
+def test_a_point_without_its_matrix_row_is_matched_to_no_main_run():
+    """A point ingested without its matrix row is named only by its conc and lengths (no config key, hardware or
+    scenario): it matched any such point of main's, of any model, and DeepSeek-R1's TTFT of 400 ms 'regressed'
+    against Llama-8B's 20 ms, under a note saying no main run is matched to it. Now none is: it is new."""
+    main = [rowless(f"main-{r}", "meta-llama/Llama-3.1-8B", 20.0 + r / 10, day=r + 1) for r in range(5)]
+    result = C.compare_records([rowless("pr-1", "deepseek-ai/DeepSeek-R1", 400.0, ref="refs/pull/1/head", day=28)],
+                               main)
+    assert [(v.metric, v.verdict, v.n) for v in result.verdicts] == [("ttft_p50_ms", C.NEW, 0)]
+    assert any("no main run is matched to it" in note for note in result.notes)

@@ -275,10 +275,16 @@ def echo_note(echoed: dict) -> str:
 ROW_FIELDS = (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO)  # what only a job's matrix row (or --config-key) tells
 
 
+def is_rowless(pt: tuple) -> bool:
+    """Whether ``pt`` is a point ingested without its matrix row (none of ROW_FIELDS): named by its conc and
+    lengths alone, it would be any model's there, so it is matched to no baseline run (``baseline_window``)."""
+    return all(point_json(pt)[name] is None for name in ROW_FIELDS)
+
+
 def rowless_note(heads: dict) -> str | None:
     """What the reports say of the run's points ingested without their matrix row (no sidecar, no ``--row``):
     named by the model their output states, as nothing else names them; and how to give them a row."""
-    rowless = sum(all(point_json(pt)[name] is None for name in ROW_FIELDS) for pt in heads)
+    rowless = sum(map(is_rowless, heads))
     if not rowless:
         return None
     one = rowless == 1
@@ -369,9 +375,10 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     before it (the baseline ref measured it only after the run) has its FIRST ``window`` runs from
     then instead, the nearest the run: once the ref has run it that often, its later runs change
     nothing, and comparing the run again gives the verdicts it got. One output stored as several runs counts
-    once (``_once_each``); ``echoed``, when given, receives each point's such runs (``Echoed``)."""
+    once (``_once_each``); ``echoed``, when given, receives each point's such runs (``Echoed``). A point ingested
+    without its matrix row (``is_rowless``) has none: it tells no model apart."""
     per_run: dict[tuple, dict[str, list[dict]]] = defaultdict(dict)
-    for rec in sorted((r for r in records if _usable(r, evals)), key=R.time_order):
+    for rec in sorted((r for r in records if _usable(r, evals) and not is_rowless(point_of(r))), key=R.time_order):
         runs = per_run[point_of(rec)]
         same = runs.setdefault(str(rec.get(R.RUN_ID)), [])
         if same and same[-1].get(R.ATTEMPT) != rec.get(R.ATTEMPT):
