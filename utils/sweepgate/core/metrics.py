@@ -28,6 +28,14 @@ ENERGY_PER_OUTPUT_TOKEN_J = "energy_per_output_token_j"
 # SGLang's accept_length, vLLM's spec_decode_acceptance_length. A drop is a draft that stopped
 # guessing well, which TPOT shows only mixed with everything else.
 ACCEPT_LENGTH = "accept_length"                  # tokens/step
+# The run's busiest second, as vLLM's bench serve (0.10+) and SGLang's bench_serving (0.5.8+) count it over
+# one-second buckets of the run: the most output tokens received in one (each streamed chunk counted as one
+# token, so a speculative run's reads below its output throughput), and the most requests in flight in one (a
+# request counted in every second it spans, so it can exceed --max-concurrency: a real vLLM run at 2 states 8).
+# Older clients write neither: the record then has none, never 0.
+MAX_OUTPUT_TOKENS_PER_S = "max_output_tokens_per_s"  # tok/s, peak
+MAX_CONCURRENT_REQUESTS = "max_concurrent_requests"  # requests, peak (the load the client put on, not a figure
+# of the server's: shown, never judged, so it has no DIRECTION)
 TTFT, TPOT, ITL, E2EL = LATENCIES = ("ttft", "tpot", "itl", "e2el")
 # Every statistic of a latency a record keeps, each as its clients write it (vLLM's ``std_ttft_ms``,
 # ``p25_ttft_ms``, ``p99.9_ttft_ms``; an AIPerf metric object's ``std``, ``p25``, ``p75``). The 99.9th
@@ -98,6 +106,7 @@ COMPARED_METRICS = (
     latency_name(TPOT, "p50"),
     latency_name(E2EL, "p50"),
     ACCEPT_LENGTH,  # a speculative-decoding point's only: a draft that guesses worse, before TPOT shows it
+    MAX_OUTPUT_TOKENS_PER_S,  # where the client writes it (vLLM 0.10+, SGLang 0.5.8+): the run's busiest second
     SUCCESS_RATE,
 )
 
@@ -115,6 +124,7 @@ DIRECTION = {
     INTERACTIVITY: HIGHER_IS_BETTER,
     SUCCESS_RATE: HIGHER_IS_BETTER,
     ACCEPT_LENGTH: HIGHER_IS_BETTER,
+    MAX_OUTPUT_TOKENS_PER_S: HIGHER_IS_BETTER,
     **{latency_name(lat, st): LOWER_IS_BETTER for lat in LATENCIES for st in STATS if st not in UNDIRECTED_STATS},
     ENERGY_PER_OUTPUT_TOKEN_J: LOWER_IS_BETTER,
 }

@@ -291,7 +291,8 @@ def _status(m: Measurement, job: dict, metrics: dict) -> str:
     return R.SUCCESS
 
 
-COUNTS = (R.COMPLETED, R.FAILED, R.TOTAL_INPUT_TOKENS, R.TOTAL_OUTPUT_TOKENS)  # whole numbers in any client's output
+# whole numbers in any client's output (a peak of requests in flight too: vLLM's and SGLang's count of them)
+COUNTS = (R.COMPLETED, R.FAILED, R.TOTAL_INPUT_TOKENS, R.TOTAL_OUTPUT_TOKENS, R.MAX_CONCURRENT_REQUESTS)
 
 
 def check_metrics(metrics: dict, path: str, line: int) -> None:

@@ -16,11 +16,13 @@ from sweepgate.results.figures import fmt_value
 COLUMNS = (  # header, record field or metric; a metric's figure is written as compare writes it (figures.py)
     ("config key", R.CONFIG_KEY), ("model", R.MODEL), ("hw", R.HARDWARE), ("conc", R.CONC), ("rate", R.REQUEST_RATE),
     ("isl/osl", None), ("recipe", R.TOPOLOGY), ("status", R.STATUS),
-    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU), ("output tok/s", R.OUTPUT_THROUGHPUT), ("tok/s/user", R.INTERACTIVITY),
+    ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU), ("output tok/s", R.OUTPUT_THROUGHPUT),
+    ("peak output tok/s", R.MAX_OUTPUT_TOKENS_PER_S), ("tok/s/user", R.INTERACTIVITY),
     ("TTFT p50 ms", R.latency_name(R.TTFT, "p50")), ("TPOT p50 ms", R.latency_name(R.TPOT, "p50")),
     ("E2EL p50 ms", R.latency_name(R.E2EL, "p50")),
     ("accept len", R.ACCEPT_LENGTH),  # speculative decoding's tokens per step, where a run has it
     ("success", R.SUCCESS_RATE),
+    ("peak conc", R.MAX_CONCURRENT_REQUESTS),  # requests in flight in the busiest second, where a client counts it
     ("eval", R.EVALS),
     ("run", R.RUN_ID), ("ref", R.REF), ("result", R.RESULT_FILENAME),
 )
@@ -35,6 +37,9 @@ COLUMNS_HEAD = "Columns:"
 # A figure's cell where the line's output stated nothing it is computed from (``derive.why_none``), the reason
 # under the table (``unstated_lines``): a blank cell said nothing of why (new user s41l: GenAI-Perf's success).
 UNSTATED = "\u2014"
+# The columns of counts a run measured, each written as a whole number (``8``, not a figure's ``8.00``), with no
+# direction (never judged), blank for a failed job as its figures are.
+COUNT_COLUMNS = (R.MAX_CONCURRENT_REQUESTS,)
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
 # A column shown only where the other is unknown, for a result ingested without its row: the total
@@ -198,7 +203,7 @@ def _cell(rec: dict, field: str | None) -> str:
         isl, osl = rec.get(R.ISL), rec.get(R.OSL)
         return f"{'?' if isl is None else isl}/{'?' if osl is None else osl}" if isl or osl else ""
     if compare.job_failed(rec):  # no figure of a failed job is one it measured: said as compare says it
-        if field in R.DIRECTION:
+        if field in R.DIRECTION or field in COUNT_COLUMNS:
             return ""
         if field == R.STATUS:
             return compare.job_status_words(rec) + (" (rehearsal)" if rec.get(R.REHEARSAL) else "")
@@ -217,6 +222,8 @@ def _cell(rec: dict, field: str | None) -> str:
         return R.short_ref(value)
     if field in R.DIRECTION:  # a figure, as compare and the PR comment write it
         return fmt_value(value, field)
+    if field in COUNT_COLUMNS:
+        return f"{value:,.0f}"
     return f"{value}/s" if field == R.REQUEST_RATE else str(value)
 
 
@@ -255,7 +262,7 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     console.print(plain(title, "italic"))  # not the table's title: rich pads that to the table's width
     tbl = Table()
     for header, field in columns:
-        numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE)
+        numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE, *COUNT_COLUMNS)
         tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
     styles = [None if rec.get(R.STATUS) == R.SUCCESS else "red" for rec in records]  # every stored record states one
     for row, style in zip(cells, styles):  # plain: a file name or a model is shown as written, never markup

@@ -30,6 +30,7 @@ THROUGHPUTS = {
     # speculative decoding's tokens per step, null without it: the server's running average (its
     # internal state when the run ended, warm-up included), where vLLM counts the run's own drafts
     "accept_length": R.ACCEPT_LENGTH,
+    **vllm.PEAKS,  # as vLLM names and counts them
 }
 
 

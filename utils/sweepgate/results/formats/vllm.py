@@ -37,6 +37,9 @@ STATS = {"mean": "mean", "std": "std", "median": "p50", "p50": "p50", "p25": "p2
          "p95": "p95", "p99": "p99", "p99.9": "p99_9"}
 # Any other percentile `--metric-percentiles` asks for (``p99.99_ttft_ms``, ``p0.1_ttft_ms``, ``p5_``) and a
 # ``min_``/``max_`` are named by R.stat_name (``ttft_p99_99_ms``) and kept too (measurement.further_stat).
+# The run's busiest second (core.metrics): vllm bench serve 0.10+ and SGLang's bench_serving 0.5.8+ write both under
+# these names; an older client neither, and its record has none.
+PEAKS = {"max_output_tokens_per_s": R.MAX_OUTPUT_TOKENS_PER_S, "max_concurrent_requests": R.MAX_CONCURRENT_REQUESTS}
 THROUGHPUTS = {
     "request_throughput": R.REQUEST_THROUGHPUT,
     "request_goodput": R.REQUEST_GOODPUT,  # null without --goodput
@@ -49,6 +52,7 @@ THROUGHPUTS = {
     "failed": R.FAILED,
     "duration": R.DURATION_S,
     "spec_decode_acceptance_length": R.ACCEPT_LENGTH,  # with speculative decoding (vllm bench serve ~0.10+)
+    **PEAKS,
 }
 # Not the accept length: TensorRT-LLM's fork (tensorrt_llm/serve/scripts/benchmark_serving.py) writes
 # avg_decoded_tokens_per_iter (a dict of mean, median, ... and mean_/median_/pNN_ keys beside it): each
