@@ -1,7 +1,11 @@
 """s43b: the run's busiest second, as vLLM's bench serve (0.10+) and SGLang's bench_serving (0.5.8+) write it
 (``max_output_tokens_per_s``, ``max_concurrent_requests``), was read and dropped. It is stored as the file states
 it (none where an older client wrote neither, never 0), shown by `results show`, and the peak output throughput is
-compared; the peak concurrency is the load the client put on, shown and never judged."""
+compared; the peak concurrency is the load the client put on, shown and never judged.
+
+And an SGLang line without ``total_throughput`` (bench_serving before it wrote one) had no total token throughput,
+where AIPerf's export without one got its input plus output: both now take it from ``derive.total_token_throughput``,
+only where both parts are there."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import sqlite3
 import pytest
 
 import synth
-from helpers import ROOT, run_cli, show_json
+from helpers import ROOT, file_records, run_cli, show_json
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
 from sweepgate.results import store
@@ -21,6 +25,8 @@ VLLM_PEAKS = "vllm/vllmbench_gptoss120b_h100x8_tp4dp2_isl15000_c100.json"
 SGLANG_PEAKS = "sglang/sglang0.5.9_kimik2.5_eagle3_tp16_2nodes_c8_trimmed.jsonl"
 VLLM_OLD = "vllm/vllm0.8_openai_backend_rate10_and_conc2_arrays_trimmed.json"  # vLLM 0.8: neither key
 SGLANG_OLD = "sglang/sglang0.5.5_qwen2.5-3b_tp1_c200_agg_trimmed.jsonl"  # 0.5.5: neither key
+# bench_serving of May 2025: input and output throughput on each line, no total_throughput
+SGLANG_NO_TOTAL = "sglang/sglang2025-05_qwen2.5-vl-3b_in512_out32_20prompts_c2_c32_c256_trimmed.jsonl"
 PEAKS = {"max_output_tokens_per_s": R.MAX_OUTPUT_TOKENS_PER_S, "max_concurrent_requests": R.MAX_CONCURRENT_REQUESTS}
 
 
@@ -136,6 +142,28 @@ def test_main_runs_stored_before_the_peaks_leave_the_pr_s_peak_insufficient_data
     peak = got[R.MAX_OUTPUT_TOKENS_PER_S]
     assert (peak.verdict, peak.n, peak.median, peak.head) == (C.INSUFFICIENT, 0, None, 685), peak
     assert set(got) == {*synth.PLAIN_METRICS, R.MAX_OUTPUT_TOKENS_PER_S}
+
+
+def test_an_sglang_line_without_total_throughput_gets_its_input_plus_output(capsys, tmp_path):
+    runs, records = file_runs(SGLANG_NO_TOTAL), ingested(capsys, tmp_path, SGLANG_NO_TOTAL)
+    assert len(runs) == len(records) == 3 and not any("total_throughput" in run for run in runs)
+    for run, rec in zip(runs, records):
+        assert rec[R.METRICS][R.TOTAL_TOKEN_THROUGHPUT] == run["input_throughput"] + run["output_throughput"]
+
+
+def test_an_sglang_line_with_its_own_total_keeps_it(capsys, tmp_path):
+    ((run,), (rec,)) = file_runs(SGLANG_PEAKS), ingested(capsys, tmp_path, SGLANG_PEAKS)
+    assert rec[R.METRICS][R.TOTAL_TOKEN_THROUGHPUT] == run["total_throughput"]
+
+
+def test_no_total_is_made_up_where_the_input_throughput_is_unknown(tmp_path):
+    """A copy of the real line without its input throughput nor the duration it could be had from: no total."""
+    (run, *_) = file_runs(SGLANG_NO_TOTAL)
+    doc = {k: v for k, v in run.items() if k not in ("input_throughput", "duration")}
+    (tmp_path / "line.jsonl").write_text(json.dumps(doc) + "\n", encoding="utf-8")
+    (rec,) = file_records(tmp_path, "line.jsonl")
+    assert R.INPUT_THROUGHPUT not in rec[R.METRICS] and R.TOTAL_TOKEN_THROUGHPUT not in rec[R.METRICS]
+    assert rec[R.METRICS][R.OUTPUT_THROUGHPUT] == run["output_throughput"]
 
 
 def test_show_json_gives_the_records_as_stored(capsys, tmp_path):

@@ -71,12 +71,22 @@ def input_tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
     return per_gpu(value, n_gpus)
 
 
-def tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
-    """Input plus output tokens per second per GPU."""
+def total_token_throughput(metrics: dict) -> float | None:
+    """Input plus output tokens per second: the client's own total where it states one, else the sum of its
+    input and output throughputs where it has both (AIPerf's older exports and SGLang's bench_serving lines
+    before ``total_throughput`` write none); None where either is missing, or their sum is no number (two parts
+    of 1e308 overflow: each is refused at its own key as no run's figure, ``plausible``). The parsers fill a
+    record's total with it, and the per-GPU total reads it."""
     total = metrics.get(R.TOTAL_TOKEN_THROUGHPUT)
     if total is None and metrics.get(R.INPUT_THROUGHPUT) is not None and metrics.get(R.OUTPUT_THROUGHPUT) is not None:
         total = metrics[R.INPUT_THROUGHPUT] + metrics[R.OUTPUT_THROUGHPUT]
-    return per_gpu(total, n_gpus)
+        return total if math.isfinite(total) else None
+    return total
+
+
+def tput_per_gpu(metrics: dict, n_gpus: int | None) -> float | None:
+    """Input plus output tokens per second per GPU."""
+    return per_gpu(total_token_throughput(metrics), n_gpus)
 
 
 def interactivity(metrics: dict) -> float | None:

@@ -12,7 +12,7 @@ import math
 from pathlib import PurePath
 
 from sweepgate.core.errors import fail
-from sweepgate.results import plausible
+from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
@@ -189,9 +189,7 @@ def _fill_totals(metrics: dict) -> None:
     duration, tokens = metrics.get(R.DURATION_S), metrics.get(R.TOTAL_INPUT_TOKENS)
     if metrics.get(R.INPUT_THROUGHPUT) is None and duration and tokens is not None:
         metrics[R.INPUT_THROUGHPUT] = tokens / duration
-    out, inp = metrics.get(R.OUTPUT_THROUGHPUT), metrics.get(R.INPUT_THROUGHPUT)
-    if metrics.get(R.TOTAL_TOKEN_THROUGHPUT) is None and out is not None and inp is not None:
-        metrics[R.TOTAL_TOKEN_THROUGHPUT] = out + inp
+    metrics[R.TOTAL_TOKEN_THROUGHPUT] = derive.total_token_throughput(metrics)
 
 
 def _config(doc: dict, path: str = "") -> tuple[str | None, int | None, str]:

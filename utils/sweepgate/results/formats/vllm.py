@@ -19,7 +19,7 @@ from datetime import datetime
 
 from sweepgate.core.errors import fail
 from sweepgate.core.report import count
-from sweepgate.results import plausible
+from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
 from sweepgate.results.measurement import (Measurement, clock_zoned, edited_or_unsupported, further_stat, number,
@@ -298,14 +298,15 @@ def read_throughputs(doc: dict, names: dict, m: Measurement, path: str, written:
 
 
 def rates_from_counts(metrics: dict) -> None:
-    """The input and request rates a client left out, from its counts over its duration: every
-    client's record then has them (vLLM writes no input throughput, SGLang's older layouts no
-    request throughput)."""
-    if not metrics.get(R.DURATION_S):
-        return
-    for rate, total in ((R.INPUT_THROUGHPUT, R.TOTAL_INPUT_TOKENS), (R.REQUEST_THROUGHPUT, R.COMPLETED)):
-        if metrics.get(rate) is None and metrics.get(total) is not None:
-            metrics[rate] = metrics[total] / metrics[R.DURATION_S]
+    """The input and request rates a client left out, from its counts over its duration, and the total
+    token rate from the input and output ones (``derive.total_token_throughput``, as AIPerf's): every
+    client's record then has them (vLLM writes no input throughput, SGLang's older layouts no request
+    throughput, and its lines before ``total_throughput`` no total)."""
+    if metrics.get(R.DURATION_S):
+        for rate, total in ((R.INPUT_THROUGHPUT, R.TOTAL_INPUT_TOKENS), (R.REQUEST_THROUGHPUT, R.COMPLETED)):
+            if metrics.get(rate) is None and metrics.get(total) is not None:
+                metrics[rate] = metrics[total] / metrics[R.DURATION_S]
+    metrics[R.TOTAL_TOKEN_THROUGHPUT] = derive.total_token_throughput(metrics)
 
 
 def uncapped(doc: dict, conc) -> bool:
