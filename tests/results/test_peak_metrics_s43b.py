@@ -110,22 +110,26 @@ def test_peak_output_throughput_is_compared_and_peak_concurrency_never(capsys, t
         synth.PLAIN_METRICS, C.UNCHANGED)
 
 
-@pytest.mark.parametrize("rel", [VLLM_PEAKS, SGLANG_PEAKS])
-def test_a_result_stored_before_the_peaks_is_unchanged_by_a_second_ingest(rel, capsys, tmp_path):
-    """A row an older sweepgate stored (its record without the peaks; no column holds them, so the store's schema
-    and revision are as they were) takes the same output again as a no-op, not a changed immutable result."""
+@pytest.mark.parametrize("rel, newer", [(VLLM_PEAKS, tuple(PEAKS.values())), (SGLANG_PEAKS, tuple(PEAKS.values())),
+                                        (SGLANG_NO_TOTAL, (R.TOTAL_TOKEN_THROUGHPUT,))])
+def test_a_result_stored_before_is_unchanged_by_a_second_ingest(rel, newer, capsys, tmp_path):
+    """Rows an older sweepgate stored (their records without the peaks, or an SGLang line's without the total it
+    now gets; no column holds them, so the store's schema and revision are as they were) take the same output
+    again as a no-op, not a changed immutable result."""
     path = tmp_path / "r.db"
     db = f"sqlite:///{path}"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(REAL / rel))
     assert rc == 0, err
-    with sqlite3.connect(path) as conn:  # as the sweepgate before this one stored it
-        (row_id, text), = conn.execute("SELECT id, record FROM results").fetchall()
-        rec = json.loads(text)
-        rec[R.METRICS] = {k: v for k, v in rec[R.METRICS].items() if k not in PEAKS.values()}
-        conn.execute("UPDATE results SET record = ? WHERE id = ?", (json.dumps(rec), row_id))
+    with sqlite3.connect(path) as conn:  # as the sweepgate before this one stored them
+        rows = conn.execute("SELECT id, record FROM results").fetchall()
+        for row_id, text in rows:
+            rec = json.loads(text)
+            assert set(newer) <= rec[R.METRICS].keys()
+            rec[R.METRICS] = {k: v for k, v in rec[R.METRICS].items() if k not in newer}
+            conn.execute("UPDATE results SET record = ? WHERE id = ?", (json.dumps(rec), row_id))
         before = conn.execute("SELECT * FROM results").fetchall()
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(REAL / rel))
-    assert (rc, err) == (0, "") and out.splitlines()[-1] == f"ingested 1 results (0 new) into {db}"
+    assert rc == 0 and out.splitlines()[-1] == f"ingested {len(rows)} results (0 new) into {db}", (out, err)
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT * FROM results").fetchall() == before
 
