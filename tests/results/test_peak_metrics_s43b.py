@@ -177,3 +177,15 @@ def test_show_json_gives_the_records_as_stored(capsys, tmp_path):
     ((rec,), (run,)) = show_json(capsys, db), file_runs(VLLM_PEAKS)
     assert rec[R.METRICS][R.MAX_OUTPUT_TOKENS_PER_S] == run["max_output_tokens_per_s"] == 5201.0
     assert rec[R.METRICS][R.MAX_CONCURRENT_REQUESTS] == run["max_concurrent_requests"] == 100
+
+
+def test_a_peak_concurrency_that_is_no_whole_number_of_requests_is_refused(capsys, tmp_path):
+    """A copy of the real line with its peak concurrency edited to 12.5: requests are counted whole, so the output is
+    corrupt; refused in one line, nothing stored."""
+    (run,) = file_runs(SGLANG_PEAKS)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**run, "max_concurrent_requests": 12.5}) + "\n", encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(bad))
+    (line,) = err.splitlines()
+    assert rc == 1 and "nothing stored" in out, out
+    assert line.startswith(f"{bad}:1:") and "max_concurrent_requests: 12.5 is not a whole number" in line, line
