@@ -154,7 +154,7 @@ def run(args) -> int:
     row, context = _collect(problems, _row), _collect(problems, _context)
     config_key, ref, commit = (None, None, None) if context is _FAILED else context
     run_id, started = env.get("GITHUB_RUN_ID") or "local", env.get(STARTED_ENV) or None
-    _collect(problems, _check_values, run_id, ref, commit, started)
+    _collect(problems, _check_values, run_id, ref, commit, started, config_key)
     attempt, status = _collect(problems, _attempt), _collect(problems, _status)
     if problems:
         raise SweepgateError(problems)
@@ -220,11 +220,15 @@ def _check_name(name: str) -> None:
                    "`sweepgate ci row-env` sets it")
 
 
-def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None) -> None:
-    """What GitHub sets, as it sets it; each wrong value on a line of its own, no sidecar written."""
+def _check_values(run_id: str, ref: str | None, commit: str | None, started: str | None,
+                  config_key: str | None = None) -> None:
+    """What GitHub sets, as it sets it, and the config key as the gate takes one (ingest refuses a sidecar with
+    another: the job's results would be lost at the collect job); each wrong value on a line of its own, no
+    sidecar written."""
     from sweepgate.core.errors import Diagnostic, SweepgateError
     from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
     from sweepgate.core.jobfile import is_full_ref
+    from sweepgate.results.sidecar import config_key_problem
 
     found = []
 
@@ -240,6 +244,10 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
         bad("GITHUB_SHA", commit, f"a full commit SHA ({COMMIT_SHA_SAID})", "leave GITHUB_SHA as the runner sets it")
     if started is not None:
         _check_started(started, bad)
+    if config_key is not None and (problem := config_key_problem(config_key)):
+        named = CONFIG_KEY_ENV if os.environ.get(CONFIG_KEY_ENV) else os.environ.get(CONTEXT_ENV, CONFIG_KEY_ENV)
+        found.append(Diagnostic(named, 0, 0, "job-env", problem, "set CONFIG_KEY to the key of the config the row "
+                                "is of, or leave it unset for the job context's (`sweepgate ci split --job-context`)"))
     if found:
         raise SweepgateError(found)
 

@@ -52,3 +52,12 @@ def schema_definition(definition: str, name: str = "master") -> dict:
     import json
 
     return json.loads(schema_bytes(name))["$defs"][definition]
+
+
+@functools.lru_cache(maxsize=None)
+def schema_key_names(name: str = "master") -> dict:
+    """The ``propertyNames`` of a shipped schema (the master config's: the pattern a config key must match and
+    the description that says it), for a check outside the schema that holds a key to the gate's rule."""
+    import json
+
+    return json.loads(schema_bytes(name))["propertyNames"]

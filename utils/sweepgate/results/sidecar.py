@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core import jobfile
-from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.core.errors import SweepgateError, fail, printable
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
 
@@ -73,6 +73,11 @@ def _check_job(job: dict, path: str) -> None:
     for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
+    key = job.get(R.CONFIG_KEY)
+    if isinstance(key, str) and (problem := config_key_problem(key)):  # stored, searched and shown as the gate's
+        bad(R.CONFIG_KEY, problem, f"write the key of the config the job ran ({F.CONFIG_DIR}/{F.MASTER_GLOB}), as the "
+            "benchmark workflow's sidecar step does")
+    _check_text(job, JOB, path, REWRITE)
     _check_times(job, bad)
     commit = job.get(R.COMMIT)
     if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
@@ -102,6 +107,31 @@ def _check_times(job: dict, bad) -> None:
     if len(at) == 2 and at[R.FINISHED] < at[R.STARTED]:
         bad(R.FINISHED, f"{job[R.FINISHED]!r} is before job.started {job[R.STARTED]!r}",
             "write the times the job started and finished, from one clock")
+
+
+def config_key_problem(key: str) -> str | None:
+    """What keeps ``key`` from being a config key the gate takes (the master-config schema's key pattern and its
+    words, ``schemas.schema_key_names``), ``'gpt$oss' is no config key: a config key has letters, ...``; None for
+    one that is."""
+    import re
+
+    from sweepgate.core.schemas import schema_key_names
+
+    rule = schema_key_names()
+    if re.search(rule["pattern"], key):  # re.search, as both schema validators apply a pattern
+        return None
+    return f"{key!r} is no config key: {rule['description'].split(': ', 1)[-1]}"
+
+
+def _check_text(obj: dict, where: str, path: str, fix: str) -> None:
+    """Refuse a string of ``obj`` (a sidecar's row or job, a --row) that holds a control character (as
+    ``errors.printable`` escapes them: C0 and DEL, a tab aside): a model, engine, precision, runner label or
+    name is stored and shown as the job's identity, and no real one holds an escape sequence, a NUL or a
+    line break. ``where``: the object's key in its file ("" for a file that is the row itself)."""
+    for name, value in obj.items():
+        if isinstance(value, str) and (first := next((c for c in value if printable(c) != c), None)):
+            said = f"{where}.{name}" if where else name
+            raise fail(path, 0, f"{said}: {value!r} holds a control character ({printable(first)})", fix)
 
 
 REWRITE = "write it with the benchmark workflow's sidecar step or `sweepgate rehearse`"
@@ -136,6 +166,7 @@ def read(path: Path) -> Job:
         place_row_problems(exc.diagnostics, text, str(path))
         raise
     try:
+        check_row_text(doc[ROW], str(path), ROW, REWRITE)
         _check_job(doc[JOB], str(path))
     except SweepgateError as exc:  # `job.status: ...` at the status key's line and column, as an output's are
         jsonio.place(exc.diagnostics, text, str(path))
@@ -143,6 +174,12 @@ def read(path: Path) -> Job:
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
     return Job(job=job, row=doc[ROW], source=str(path))
+
+
+def check_row_text(row: dict, path: str, where: str, fix: str) -> None:
+    """Refuse a string of a job's row that holds a control character (``_check_text``), at its key once placed
+    (``jsonio.place``): a sidecar's ``row`` (``where`` ROW) or a --row file's (``where`` "")."""
+    _check_text(row, where, path, fix)
 
 
 KNOWN_KEYS = {None: (ROW, JOB), JOB: JOB_KEYS}  # a sidecar's keys, and its job object's
