@@ -202,23 +202,49 @@ def _kind(path: Path) -> str:
     return "a folder" if path.is_dir() else "a FIFO, socket or device"
 
 
+LINK_OUT_RULE = "link-outside"  # the title of a symbolic link in a walked folder to a file outside it
+
+
 def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[Path, Packed]]:
     """(every entry named like an output under ``folder``, every archive or compressed result there by
     ``_packed``, looked at once) (symbolic links to folders not followed); a subfolder that cannot be read is added
-    to ``refused``."""
+    to ``refused``. A symbolic link so named that leads out of ``folder`` refuses the walk (``_links_out``) before
+    any file is looked at."""
     def unreadable(exc: OSError) -> None:  # os.walk passes over what it cannot list, unless told
         refused.append(Diagnostic(exc.filename or str(folder), 0, 0, UNREADABLE_RULE,
                                   f"cannot read this folder ({exc.strerror}); its files are not ingested",
                                   "make it readable, or pass the folders that can be read"))
 
+    named = [path for top, _dirs, names in os.walk(folder, onerror=unreadable)
+             for path in (Path(top, name) for name in names) if _walked(path) or jsonio.packed_name(path.name)]
+    _links_out(folder, named)
     entries, packed = [], {}
-    for top, _dirs, names in os.walk(folder, onerror=unreadable):
-        for path in (Path(top, name) for name in names):
-            if _walked(path):
-                entries.append(path)
-            elif (found := _packed(path)) is not None:
-                packed[path] = found
+    for path in named:
+        if _walked(path):
+            entries.append(path)
+        elif (found := _packed(path)) is not None:
+            packed[path] = found
     return entries, packed
+
+
+def _links_out(folder: Path, paths: list[Path]) -> None:
+    """Refuse, one line each, the symbolic links among ``paths`` (the entries a walk of ``folder`` looks at) that
+    lead to a file outside ``folder`` (where the folder given leads, itself a link or not): /etc/passwd, a result
+    of another folder. Raised before any file is read, so nothing is read through them (a job's sidecar, its GPU
+    samples beside an output) and nothing is stored. A link to a file inside ``folder`` is that file; one to
+    nothing or in a loop keeps its own line (``_not_a_file``)."""
+    root = Path(os.path.realpath(folder))
+    out = []
+    for path in paths:
+        if not path.is_symlink() or link_trouble(path) is not None:
+            continue
+        target = Path(os.path.realpath(path))
+        if not target.is_relative_to(root):
+            out.append(Diagnostic(str(path), 0, 0, LINK_OUT_RULE, f"a symbolic link to {target}, outside the folder "
+                                  f"given ({folder}); nothing is ingested",
+                                  "copy the file itself into the folder (cp -L), or remove the link"))
+    if out:
+        raise SweepgateError(out)
 
 
 def _outputs_of(folder: Path, refused: list[Diagnostic], zips: dict[Path, Packed],
