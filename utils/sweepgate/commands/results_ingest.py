@@ -60,7 +60,7 @@ def _given(args):
     if not args.run_id or not args.ref:
         argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
-    text = jsonio.read_text(args.row, fix)
+    text = jsonio.read_text(args.row, fix, limit=jsonio.MAX_INPUT_BYTES)
     if not text.strip():  # `sweepgate test-config ... | jq '.[0]' > row.json` whose test-config failed
         raise fail(args.row, 1, "the file is empty: no row", "write the job's matrix row into it (the command that "
                    "wrote it printed nothing, such as `sweepgate test-config` refusing a mistyped key: see its error)")

@@ -38,7 +38,7 @@ from sweepgate.core import jobfile
 from sweepgate.core.errors import Diagnostic, SweepgateError, fail, link_trouble, os_failure, printable
 from sweepgate.core.report import count
 from sweepgate.core.signals import SignalsHeld as _signals_held
-from sweepgate.core.textmode import not_utf8
+from sweepgate.core.textmode import decoded, not_utf8
 from sweepgate.results import derive, jsonio, normalize, plausible, sidecar, sniff
 from sweepgate.results import record as R
 from sweepgate.results.formats import aiperf, aiperf_csv, foreign, gpu_metrics, lm_eval, vllm
@@ -577,8 +577,8 @@ def _document(path: Path, read: dict[Path, bytes] | None = None):
     try:
         if not path.is_file():
             return None
-        content = path.read_bytes()
-    except OSError:
+        content = jsonio.read_bytes(path)
+    except (OSError, SweepgateError):  # refused, by its size too, when the ingest reads it as a result
         return None
     if read is not None:
         read[path] = content
@@ -911,7 +911,7 @@ def _samples_of(path: str, size: int, changed_ns: int) -> "gpu_metrics.Samples |
     A refusal is kept without its traceback, whose frames hold the file's text and rows (s40l: a 12 MB file
     of no draw kept 106 MB)."""
     try:
-        return gpu_metrics.samples(Path(path).read_text(encoding="utf-8", errors="replace"), path)
+        return gpu_metrics.samples(decoded(jsonio.read_bytes(path), "replace"), path)  # over the cap: said so
     except SweepgateError as exc:
         return SweepgateError(exc.diagnostics)  # raised nowhere: no traceback, no exception it was raised in
 
@@ -995,7 +995,7 @@ def _read_records(output: Path, given: Given | None, warnings: list | None, left
     """``records_of`` ``output``, and its ``Read``; ``content``: its bytes as the walk read them (not read again);
     ``of_line`` (``_records``): the measurement each warning is of."""
     try:
-        content = output.read_bytes() if content is None else content
+        content = jsonio.read_bytes(output) if content is None else content  # by its size first: never gigabytes
         _refuse_archive(output, content)
         text = content.decode("utf-8-sig")  # a byte-order mark (Windows editors) is not content
     except OSError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -280,9 +281,35 @@ def file_head(path) -> bytes:
         return b""
 
 
-def read_text(path, hint: str, unreadable_hint: str | None = None, database: tuple[str, str] | None = None) -> str:
+# The most bytes a file `results ingest` reads whole may hold (a job's output, its sidecar, its GPU samples, a --row),
+# taken from the file's size before it is read: a file of gigabytes is one line, never read into memory. The real
+# outputs (tests/data/results-real, the shared samples) are at most 1.1 MB, a node's GPU samples over 12 hours some
+# 12 MB; this leaves room a hundredfold.
+MAX_INPUT_BYTES = 256 << 20
+TOO_BIG_RULE = "too-big"  # the title of a file over MAX_INPUT_BYTES
+
+
+def read_bytes(path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """``path``'s bytes, or one line (``TOO_BIG_RULE``) when it holds more than ``limit``: its size is taken first
+    (stat), and no more than ``limit`` + 1 bytes are read, so a file that grew since (or a device, whose size says
+    0) is refused the same way. An OSError is the caller's to say."""
+    size = os.stat(path).st_size
+    if size <= limit:
+        with open(path, "rb") as f:
+            content = f.read(limit + 1)
+        if len(content) <= limit:
+            return content
+        size = max(size, len(content))
+    raise fail(str(path), 0, f"{size:,} bytes, over the {limit >> 20:,} MiB a file ingest reads may hold",
+               "check that it is the file meant: real ones are a few MB",
+               rule=TOO_BIG_RULE)
+
+
+def read_text(path, hint: str, unreadable_hint: str | None = None, database: tuple[str, str] | None = None,
+              limit: int | None = None) -> str:
     """A file's UTF-8 text, or one line saying why it cannot be read: the system's reason (no
-    path a second time) with ``unreadable_hint`` (else ``hint``), a zip or gzip archive as such
+    path a second time) with ``unreadable_hint`` (else ``hint``), over ``limit`` bytes when given (``read_bytes``:
+    by its size, unread), a zip or gzip archive as such
     (``archive``), a SQLite database as such given ``database`` (``archive``), or the first byte
     that is not UTF-8 with ``hint``. A text holding a NUL near its start is looked at as ``archive`` too:
     an uncompressed tar of text files is valid UTF-8 (review29: `--baseline-jsonl main.tar` read "not JSON")."""
@@ -290,7 +317,7 @@ def read_text(path, hint: str, unreadable_hint: str | None = None, database: tup
         return archive(str(path), content[:HEAD], database=database, image=database[1] if database else hint)
 
     try:
-        content = Path(path).read_bytes()
+        content = Path(path).read_bytes() if limit is None else read_bytes(path, limit)
     except OSError as exc:
         raise os_failure(str(path), "cannot read", exc, unreadable_hint or hint) from None
     try:

@@ -154,7 +154,7 @@ def read(path: Path) -> Job:
     """A checked sidecar."""
     from sweepgate.core.jobenv import check_row
 
-    text = jsonio.read_text(path, REWRITE, "check the path and its permissions")
+    text = jsonio.read_text(path, REWRITE, "check the path and its permissions", limit=jsonio.MAX_INPUT_BYTES)
     doc = jsonio.loads(text, str(path), hint=f"the job sidecar is truncated; {REWRITE}", goes_on=GOES_ON,
                        broken=BROKEN)
     if not is_sidecar_doc(doc):

@@ -1,0 +1,53 @@
+"""s43a: a file `results ingest` reads whole (a result file, a job sidecar) was read whatever its size: a 5 GB one into
+memory. Now one over jsonio.MAX_INPUT_BYTES is refused by its size, taken before it is read (stat), one line with the
+size and the cap; a sparse file stands for a big one, so nothing of that size is written."""
+
+from __future__ import annotations
+
+from helpers import run_cli  # helpers puts utils/ on sys.path
+from test_sidecar_identity_s43a import _folder_with_real, _job_folder, _rows
+
+
+def test_a_result_file_over_the_cap_is_refused_by_its_size_unread(db, tmp_path, capsys):
+    from sweepgate.results.jsonio import MAX_INPUT_BYTES
+
+    folder = _folder_with_real(tmp_path)
+    big = folder / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(MAX_INPUT_BYTES + 1)  # sparse: no gigabytes written
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    size, cap = f"{MAX_INPUT_BYTES + 1:,}", f"{MAX_INPUT_BYTES >> 20:,} MiB"
+    assert rc == 1 and err.splitlines() == [
+        f"{big}: {size} bytes, over the {cap} a file ingest reads may hold; check that it is the file "
+        "meant: real ones are a few MB"], err
+    assert _rows(db) == 1  # the real file beside it is stored
+
+
+def test_a_sidecar_over_the_cap_is_refused_by_its_size(db, tmp_path, capsys):
+    from sweepgate.results.jsonio import MAX_INPUT_BYTES
+
+    folder, side = _job_folder(tmp_path)
+    with open(side, "r+b") as f:
+        f.truncate(MAX_INPUT_BYTES + 1)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 1 and len(err.splitlines()) == 1 and err.startswith(f"{side}: {MAX_INPUT_BYTES + 1:,} bytes, over"), err
+    assert _rows(db) == 0
+
+
+
+
+def test_gpu_samples_over_the_cap_give_no_energy_and_the_result_is_stored(db, tmp_path, capsys):
+    """The job's GPU samples beside its output are read whole too: over the cap, a warning, as samples that hold
+    no draw are, and the output is stored without an energy figure."""
+    from sweepgate.results.formats.gpu_metrics import FILENAME
+    from sweepgate.results.jsonio import MAX_INPUT_BYTES
+
+    folder, _ = _job_folder(tmp_path)
+    samples = folder / FILENAME
+    with open(samples, "wb") as f:
+        f.truncate(MAX_INPUT_BYTES + 1)
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0 and err.splitlines() == [
+        f"{samples}: warning: no energy per output token: {MAX_INPUT_BYTES + 1:,} bytes, over the "
+        f"{MAX_INPUT_BYTES >> 20:,} MiB a file ingest reads may hold; check that it is the file meant: real ones are a few MB"], err
+    assert _rows(db) == 1
