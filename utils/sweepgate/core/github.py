@@ -771,9 +771,10 @@ def passed_over_runs(passed_over: dict, listed_as: str) -> str:
             f"{'is' if n == 1 else 'are'} not: {', '.join(runs)}")
 
 
-def _download(client, artifact, folder, run_id):
+def _download(client, artifact, folder, run_id, max_zip_bytes: int = MAX_ARTIFACT_ZIP_BYTES):
     """Download ``artifact``'s zip (of run ``run_id``, as a refusal names it) and extract it into ``folder`` (made);
-    ``folder``. The zip goes to a temporary file beside it, refused past MAX_ARTIFACT_ZIP_BYTES, not into memory."""
+    ``folder``. The zip goes to a temporary file beside it, refused past ``max_zip_bytes`` as it streams, not into
+    memory."""
     import tempfile
 
     what = f"{artifact.name} artifact of run {run_id}"
@@ -781,8 +782,8 @@ def _download(client, artifact, folder, run_id):
     _, _, body = client.requester.getStream(artifact.archive_download_url, chunk_size=1 << 16)
     with tempfile.TemporaryFile(dir=folder.parent) as zipped:
         for chunk in body:
-            if zipped.tell() + len(chunk) > MAX_ARTIFACT_ZIP_BYTES:
-                raise _fail(f"{what} is larger than the {_mib(MAX_ARTIFACT_ZIP_BYTES)} a results artifact may",
+            if zipped.tell() + len(chunk) > max_zip_bytes:
+                raise _fail(f"{what} is larger than the {_mib(max_zip_bytes)} a results artifact may",
                             ARTIFACT_HINT)
             try:
                 zipped.write(chunk)
@@ -813,7 +814,7 @@ def _ended_as_counted(listed):
 def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, branch: str, runs: int,
                            name: str, event: str = "push", base_url: str | None = None, until=None,
                            created_by=None, created_after=None, passed_over: dict | None = None,
-                           history=None) -> list:
+                           history=None, max_zip_bytes: int = MAX_ARTIFACT_ZIP_BYTES) -> list:
     """Download artifact ``name`` of the last ``runs`` ``event`` runs of ``workflow`` on ``branch`` ended in success
     or failure (``_ended_as_counted``) into ``dest/<run id>/``, newest first, skipping runs without it (or with it
     expired). With ``created_by`` (an aware datetime), of the runs created then or before, newest first; with
@@ -824,7 +825,8 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     (``history``, shared by a caller reading twice: one compare per commit, none for a run without the
     artifact), as a tag named ``branch`` has runs with every field of the branch's own; one that is not is
     passed over, its artifact never downloaded, and put in ``passed_over`` (run id -> what of it differs)
-    for the caller to say. Returns the folders written."""
+    for the caller to say. An artifact's zip longer than ``max_zip_bytes`` as it streams is refused (``_download``).
+    Returns the folders written."""
     import zipfile
     from pathlib import Path
 
@@ -849,7 +851,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
                 passed_over.setdefault(run.id, mismatch)
             if mismatch or artifact is None:
                 continue
-            folders.append(_download(client, artifact, Path(dest) / str(run.id), run.id))
+            folders.append(_download(client, artifact, Path(dest) / str(run.id), run.id, max_zip_bytes))
             if until is not None and until(folders[-1]):
                 break
         return folders

@@ -126,7 +126,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
                            api_url: str | None = None, name: str = RESULTS_ARTIFACT,
                            workflow: str = F.SWEEP_WORKFLOW, before: R.Past | None = None,
                            read: list | None = None, passed_over: dict | None = None,
-                           rehearsals: bool = False) -> list[dict]:
+                           rehearsals: bool = False, max_zip_bytes: int | None = None) -> list[dict]:
     """The records in artifact ``name`` of ``workflow`` runs on ``branch`` that ended in success or failure
     (``github.BASELINE_CONCLUSIONS``), newest first:
     of the last ``runs`` such runs; with ``points`` (``compare.baseline_of`` keys: a point's throughput or its
@@ -141,7 +141,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     artifact read, in the order read; ``passed_over`` each run the API listed that is no such run (run id ->
     what of it differs, ``github.download_run_artifacts``), whose artifact is not read. A point appears in a run
     as the baseline counts it (``_Tally``): not by a failed job, a copy of a result already read, or, unless
-    ``rehearsals`` (the compared run is a rehearsal), a rehearsal."""
+    ``rehearsals`` (the compared run is a rehearsal), a rehearsal. ``max_zip_bytes``: the longest artifact zip
+    downloaded (default ``github.MAX_ARTIFACT_ZIP_BYTES``)."""
     from sweepgate.core import github
     from sweepgate.core.branch_history import BranchHistory
 
@@ -161,7 +162,8 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
     bound = _created_bound(before)
     with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
         common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
-                  "passed_over": passed_over, "history": BranchHistory(branch)}  # both reads ask it once a commit
+                  "passed_over": passed_over, "history": BranchHistory(branch),  # both reads ask it once a commit
+                  "max_zip_bytes": max_zip_bytes or github.MAX_ARTIFACT_ZIP_BYTES}
         github.download_run_artifacts(repository, token, tmp, runs=runs if points is None else MAX_ARTIFACT_RUNS,
                                       created_by=bound, until=reader(lambda: tally.full(tally.earlier, runs)),
                                       **common)
