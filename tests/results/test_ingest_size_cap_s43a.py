@@ -51,3 +51,19 @@ def test_gpu_samples_over_the_cap_give_no_energy_and_the_result_is_stored(db, tm
         f"{samples}: warning: no energy per output token: {MAX_INPUT_BYTES + 1:,} bytes, over the "
         f"{MAX_INPUT_BYTES >> 20:,} MiB a file ingest reads may hold; check that it is the file meant: real ones are a few MB"], err
     assert _rows(db) == 1
+
+
+def test_gpu_samples_with_a_field_too_long_for_a_csv_reader_give_no_energy(db, tmp_path, capsys):
+    """Found beside the cap: a GPU samples file under it whose one field is longer than Python's csv reader takes
+    (131,072 characters) stopped the whole ingest with an internal error. It is samples that cannot be read: a
+    warning at the file, and the output stored."""
+    from sweepgate.results.formats.gpu_metrics import FILENAME
+
+    folder, _ = _job_folder(tmp_path)
+    samples = folder / FILENAME
+    samples.write_text("timestamp, index, power.draw [W]\n" + "x" * 200_000 + "\n", encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
+    assert rc == 0 and err.splitlines() == [
+        f"{samples}:2: warning: no energy per output token: not a CSV table of samples (field larger than field "
+        "limit (131072)); write it with benchmark_lib.sh's start_gpu_monitor"], err
+    assert _rows(db) == 1

@@ -183,7 +183,12 @@ def samples(text: str, path: str) -> Samples:
     header alone (the monitor stopped before its first sample), or samples none of whose times this reads. A GPU
     whose draw is rocm-smi's ``SECONDARY_DIE`` at any sample is in ``Samples.shared``, a reading it has now and
     then left out (its package's draw is its primary die's reading)."""
-    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # a field over the csv module's 131,072 characters, a NUL: no monitor writes one
+        raise fail(path, reader.line_num, f"not a CSV table of samples ({exc})",
+                   "write it with benchmark_lib.sh's start_gpu_monitor") from None
     if not rows or not detect_text(",".join(rows[0])):
         raise fail(path, 1, "header: no timestamp and power columns",
                    "write it with benchmark_lib.sh's start_gpu_monitor")
