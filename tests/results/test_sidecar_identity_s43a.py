@@ -159,3 +159,18 @@ def test_a_control_character_in_a_row_given_by_hand_is_one_line_at_its_key(db, t
         f"{row}:{text.count(chr(10), 0, at) + 1}:3: framework: 'vllm\\x1b[8m' holds a control character (\\x1b); "
         "pass the row as `sweepgate matrix` wrote it"], err
     assert _rows(db) == 0
+
+
+def test_a_config_key_flag_outside_the_pattern_is_refused_as_a_flag_value(db, tmp_path, capsys):
+    """--config-key names the config of a --row's output, stored as a sidecar's is: the same rule, said as a flag
+    value is (argument syntax, exit 2), before anything is read."""
+    row = tmp_path / "row.json"
+    row.write_text(json.dumps(ROW), encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "results", "ingest", "--db", db, "--row", str(row), "--run-id", "7", "--ref", "refs/heads/main",
+                "--config-key", "[bold]gptoss", str(REAL))
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.splitlines()[-1].endswith(
+        "argument --config-key: '[bold]gptoss' is no config key: a config key has letters, digits, '.', '_' and '-' "
+        "only, and starts with a letter or digit; pass the key of a config in configs/*-master.yaml"), err
+    assert _rows(db) == 0

@@ -182,6 +182,16 @@ def resolve_refs(git, args, flags: tuple[str, ...] = ("--base-ref", "--head-ref"
         raise
 
 
+def config_key(text: str) -> str:
+    """A config key as the gate takes one (``keypatterns.config_key_problem``: the master-config schema's pattern)."""
+    from sweepgate.core.fields import CONFIG_DIR, MASTER_GLOB
+    from sweepgate.core.keypatterns import config_key_problem
+
+    if problem := config_key_problem(text):
+        raise argparse.ArgumentTypeError(f"{problem}; pass the key of a config in {CONFIG_DIR}/{MASTER_GLOB}")
+    return text
+
+
 def field_value(text: str) -> str:
     """FIELD=VALUE, a row field and the value it must have."""
     name, sep, _ = text.partition("=")

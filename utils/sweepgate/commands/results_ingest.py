@@ -31,7 +31,7 @@ def add_arguments(parser) -> None:
                              "as the workflow stores it)")
     parser.add_argument("--attempt", type=argtypes.int_between(1, MAX_INTEGER), metavar="N",
                         help="with --row: the run attempt (default 1)")
-    parser.add_argument("--config-key", metavar="KEY", type=argtypes.not_empty,
+    parser.add_argument("--config-key", metavar="KEY", type=argtypes.config_key,
                         help="with --row: the master-config key of the row")
     parser.add_argument("--jsonl", metavar="FILE", type=argtypes.output_file,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "

@@ -228,7 +228,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     from sweepgate.core.errors import Diagnostic, SweepgateError
     from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
     from sweepgate.core.jobfile import is_full_ref
-    from sweepgate.results.sidecar import config_key_problem
+    from sweepgate.core.keypatterns import config_key_problem
 
     found = []
 

@@ -53,3 +53,15 @@ def near_wildcard(pattern: str, keys, glob: bool = False, check: str = CHECK_MAS
         return f"did you mean '{fixed}', which matches {', '.join(matched[:NEAR_KEYS_SHOWN])}{more}?"
     close = difflib.get_close_matches(pattern.translate({ord(c): None for c in wild}), keys, n=NEAR_KEYS_SHOWN)
     return (f"the nearest keys are {', '.join(close)}; " if close else "") + check
+
+
+def config_key_problem(key: str) -> str | None:
+    """What keeps ``key`` from being a config key the gate takes (the master-config schema's key pattern and its
+    words, ``schemas.schema_key_names``), ``'gpt$oss' is no config key: a config key has letters, ...``; None for
+    one that is."""
+    from sweepgate.core.schemas import schema_key_names
+
+    rule = schema_key_names()
+    if re.search(rule["pattern"], key):  # re.search, as both schema validators apply a pattern
+        return None
+    return f"{key!r} is no config key: {rule['description'].split(': ', 1)[-1]}"

@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 
 from sweepgate.core import fields as F
-from sweepgate.core import jobfile
+from sweepgate.core import jobfile, keypatterns
 from sweepgate.core.errors import SweepgateError, fail, printable
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
@@ -73,8 +73,8 @@ def _check_job(job: dict, path: str) -> None:
     for key in (R.CONFIG_KEY, R.COMMIT, R.REF, R.RUNNER_NAME, R.STARTED, R.FINISHED, R.RUN_IDENTITY):
         if job.get(key) is not None and not isinstance(job[key], str):
             bad(key, f"expected a string, got {job[key]!r}", "write it as a JSON string")
-    key = job.get(R.CONFIG_KEY)
-    if isinstance(key, str) and (problem := config_key_problem(key)):  # stored, searched and shown as the gate's
+    key = job.get(R.CONFIG_KEY)  # stored, searched and shown as the gate's keys are
+    if isinstance(key, str) and (problem := keypatterns.config_key_problem(key)):
         bad(R.CONFIG_KEY, problem, f"write the key of the config the job ran ({F.CONFIG_DIR}/{F.MASTER_GLOB}), as the "
             "benchmark workflow's sidecar step does")
     _check_text(job, JOB, path, REWRITE)
@@ -107,20 +107,6 @@ def _check_times(job: dict, bad) -> None:
     if len(at) == 2 and at[R.FINISHED] < at[R.STARTED]:
         bad(R.FINISHED, f"{job[R.FINISHED]!r} is before job.started {job[R.STARTED]!r}",
             "write the times the job started and finished, from one clock")
-
-
-def config_key_problem(key: str) -> str | None:
-    """What keeps ``key`` from being a config key the gate takes (the master-config schema's key pattern and its
-    words, ``schemas.schema_key_names``), ``'gpt$oss' is no config key: a config key has letters, ...``; None for
-    one that is."""
-    import re
-
-    from sweepgate.core.schemas import schema_key_names
-
-    rule = schema_key_names()
-    if re.search(rule["pattern"], key):  # re.search, as both schema validators apply a pattern
-        return None
-    return f"{key!r} is no config key: {rule['description'].split(': ', 1)[-1]}"
 
 
 def _check_text(obj: dict, where: str, path: str, fix: str) -> None:
