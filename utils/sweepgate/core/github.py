@@ -825,8 +825,7 @@ def download_run_artifacts(repository: str, token: str, dest, *, workflow: str, 
     (``history``, shared by a caller reading twice: one compare per commit, none for a run without the
     artifact), as a tag named ``branch`` has runs with every field of the branch's own; one that is not is
     passed over, its artifact never downloaded, and put in ``passed_over`` (run id -> what of it differs)
-    for the caller to say. An artifact's zip longer than ``max_zip_bytes`` as it streams is refused (``_download``).
-    Returns the folders written."""
+    for the caller to say. A zip over ``max_zip_bytes`` is refused (``_download``). Returns the folders written."""
     import zipfile
     from pathlib import Path
 
