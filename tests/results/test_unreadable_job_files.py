@@ -39,7 +39,7 @@ def test_an_unreadable_sidecar_is_one_line(tmp_path, capsys, monkeypatch):
             return read(self, *args, **kwargs)
         return reading
 
-    for method in ("read_text", "read_bytes"):  # however the file is read (jsonio.read_text: its bytes, once)
+    for method in ("read_text", "read_bytes", "open"):  # however the file is read (jsonio.read_bytes: opened)
         monkeypatch.setattr(pathlib.Path, method, guarded(getattr(pathlib.Path, method)))
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db_of(tmp_path), str(tmp_path))
     (line,) = err.strip().splitlines()

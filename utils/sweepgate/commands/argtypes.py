@@ -187,7 +187,7 @@ def config_key(text: str) -> str:
     from sweepgate.core.fields import CONFIG_DIR, MASTER_GLOB
     from sweepgate.core.keypatterns import config_key_problem
 
-    if problem := config_key_problem(text):
+    if problem := config_key_problem(not_empty(text)):  # empty: said so, as an unset variable makes it
         raise argparse.ArgumentTypeError(f"{problem}; pass the key of a config in {CONFIG_DIR}/{MASTER_GLOB}")
     return text
 

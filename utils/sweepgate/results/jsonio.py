@@ -295,7 +295,7 @@ def read_bytes(path, limit: int = MAX_INPUT_BYTES) -> bytes:
     0) is refused the same way. An OSError is the caller's to say."""
     size = os.stat(path).st_size
     if size <= limit:
-        with open(path, "rb") as f:
+        with Path(path).open("rb") as f:
             content = f.read(limit + 1)
         if len(content) <= limit:
             return content
