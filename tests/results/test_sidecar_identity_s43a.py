@@ -16,6 +16,7 @@ import sqlite3
 import pytest
 
 from helpers import ROOT, run_cli  # helpers puts utils/ on sys.path
+from test_ingest_hostile_s42k import _rows  # the rows a SQLite store holds (0 where none was made)
 
 REAL = ROOT / "tests/data/results-real/vllm/ifx_vllm0.22_gptoss120b_h200_tp4_conc8_start_end_unix.json"
 OTHER = ROOT / "tests/data/results-real/vllm/ifx_vllm_kimik2.5_h200_pdfix_c4_39of40_nofailed.json"
@@ -27,14 +28,6 @@ ROW = {"image": "vllm/vllm-openai:v0.22.0", "model": "openai/gpt-oss-120b", "mod
 JOB = {"config-key": "gptoss-fp4-h200-vllm", "run-id": "1001", "attempt": 1, "commit": "c0ffee" * 6 + "abcd",
        "ref": "refs/heads/main", "runner-name": "h200_00", "started": "2026-06-10T22:00:00+00:00",
        "finished": "2026-06-10T22:10:00+00:00", "status": "success", "rehearsal": False}
-
-
-def _rows(db: str) -> int:
-    path = db.removeprefix("sqlite:///")
-    if not os.path.exists(path):
-        return 0
-    with sqlite3.connect(path) as con:
-        return con.execute("select count(*) from results").fetchone()[0]
 
 
 def _job_folder(tmp_path, where: str | None = None, key: str | None = None, value=None):
