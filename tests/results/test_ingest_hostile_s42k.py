@@ -1,7 +1,8 @@
 """s42k: a result file is a GPU job's bytes, which ran a PR's code. Each hostile shape `results ingest` may meet is
 one refusal line at its place (or a documented accept), never a traceback, a hang or a row stored half: NaN and
 Infinity literals, 1e400, a negative or quoted throughput, deep nesting, UTF-16, a FIFO, /dev/zero, a link to a
-host file (s43a: a link out of the folder is refused unread). New: a key an object states twice with two values was read as its last (Python's reader keeps it),
+host file (s43a: a link out of the folder is refused unread). New: a key an object states twice with two values was
+read as its last (Python's reader keeps it),
 `"output_throughput": 409.6, ..., "output_throughput": 1.0` stored as 1.0 where a reader of the file sees 409.6; it is
 refused at its second place. A key stated twice alike is one value, and a 10 MB line is read."""
 

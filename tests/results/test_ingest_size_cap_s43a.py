@@ -30,7 +30,8 @@ def test_a_sidecar_over_the_cap_is_refused_by_its_size(db, tmp_path, capsys):
     with open(side, "r+b") as f:
         f.truncate(MAX_INPUT_BYTES + 1)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
-    assert rc == 1 and len(err.splitlines()) == 1 and err.startswith(f"{side}: {MAX_INPUT_BYTES + 1:,} bytes, over"), err
+    assert rc == 1 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"{side}: {MAX_INPUT_BYTES + 1:,} bytes, over"), err
     assert _rows(db) == 0
 
 
@@ -49,7 +50,8 @@ def test_gpu_samples_over_the_cap_give_no_energy_and_the_result_is_stored(db, tm
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
     assert rc == 0 and err.splitlines() == [
         f"{samples}: warning: no energy per output token: {MAX_INPUT_BYTES + 1:,} bytes, over the "
-        f"{MAX_INPUT_BYTES >> 20:,} MiB a file ingest reads may hold; check that it is the file meant: real ones are a few MB"], err
+        f"{MAX_INPUT_BYTES >> 20:,} MiB a file ingest reads may hold; check that it is the file meant: real ones are "
+        "a few MB"], err
     assert _rows(db) == 1
 
 

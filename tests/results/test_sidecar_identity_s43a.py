@@ -92,7 +92,8 @@ def test_a_config_key_the_gate_takes_is_stored(db, tmp_path, capsys, key):
 
 
 CONTROLS = [("row", "precision", "fp4\x1b[2J"), ("row", "framework", "vllm\x00"), ("row", "runner", "h200\x07"),
-            ("row", "exp-name", "gptoss\n1k1k"), ("row", "model-prefix", "gpt\ross"), ("job", "runner-name", "h200\x1b]8;;x")]
+            ("row", "exp-name", "gptoss\n1k1k"), ("row", "model-prefix", "gpt\ross"),
+            ("job", "runner-name", "h200\x1b]8;;x")]
 
 
 @pytest.mark.parametrize("where, key, value", CONTROLS, ids=[f"{w}.{k}" for w, k, _ in CONTROLS])
