@@ -4,8 +4,10 @@ size and the cap; a sparse file stands for a big one, so nothing of that size is
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import run_cli  # helpers puts utils/ on sys.path
-from test_sidecar_identity_s43a import _folder_with_real, _job_folder, _rows
+from test_sidecar_identity_s43a import REAL, _folder_with_real, _job_folder, _rows
 
 
 def test_a_result_file_over_the_cap_is_refused_by_its_size_unread(db, tmp_path, capsys):
@@ -69,3 +71,24 @@ def test_gpu_samples_with_a_field_too_long_for_a_csv_reader_give_no_energy(db, t
         f"{samples}:2: warning: no energy per output token: not a CSV table of samples (field larger than field "
         "limit (131072)); write it with benchmark_lib.sh's start_gpu_monitor"], err
     assert _rows(db) == 1
+
+
+def test_what_grows_past_its_size_or_has_none_is_read_no_further_than_the_cap():
+    """A device or pipe says size 0: it is read a MiB at a time and refused once past the cap (a --row of
+    /dev/zero read until memory ran out); the read makes no buffer of the cap's size for a small file."""
+    import tracemalloc
+
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.results import jsonio
+
+    with pytest.raises(SweepgateError) as exc:
+        jsonio.read_bytes("/dev/zero", 3 << 20)
+    assert exc.value.diagnostics[0].render() == ("/dev/zero: 3,145,729 bytes, over the 3 MiB a file ingest reads may "
+                                                 "hold; check that it is the file meant: real ones are a few MB")
+    tracemalloc.start()
+    try:
+        assert jsonio.read_bytes(REAL) == REAL.read_bytes()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * REAL.stat().st_size + (64 << 10), peak

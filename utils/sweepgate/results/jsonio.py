@@ -291,18 +291,26 @@ TOO_BIG_RULE = "too-big"  # the title of a file over MAX_INPUT_BYTES
 
 def read_bytes(path, limit: int = MAX_INPUT_BYTES) -> bytes:
     """``path``'s bytes, or one line (``TOO_BIG_RULE``) when it holds more than ``limit``: its size is taken first
-    (stat), and no more than ``limit`` + 1 bytes are read, so a file that grew since (or a device, whose size says
-    0) is refused the same way. An OSError is the caller's to say."""
+    (stat) and that many bytes read, no buffer of the cap's size made; what follows (a file grown since, a pipe
+    or device, whose size says 0) is read a MiB at a time up to ``limit`` + 1 bytes, and refused the same way past
+    ``limit``. An OSError is the caller's to say."""
+    def too_big(size: int):
+        return fail(str(path), 0, f"{size:,} bytes, over the {limit >> 20:,} MiB a file ingest reads may hold",
+                    "check that it is the file meant: real ones are a few MB", rule=TOO_BIG_RULE)
+
     size = os.stat(path).st_size
-    if size <= limit:
-        with Path(path).open("rb") as f:
-            content = f.read(limit + 1)
-        if len(content) <= limit:
-            return content
-        size = max(size, len(content))
-    raise fail(str(path), 0, f"{size:,} bytes, over the {limit >> 20:,} MiB a file ingest reads may hold",
-               "check that it is the file meant: real ones are a few MB",
-               rule=TOO_BIG_RULE)
+    if size > limit:
+        raise too_big(size)
+    with Path(path).open("rb") as f:
+        parts = [f.read(size)] if size else []
+        got = len(parts[0]) if parts else 0
+        step = 1 if size else 1 << 20  # a file ends where its size said: one byte asks whether it grew
+        while chunk := f.read(min(step, limit + 1 - got)):
+            parts.append(chunk)
+            got, step = got + len(chunk), 1 << 20
+            if got > limit:
+                raise too_big(got)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_text(path, hint: str, unreadable_hint: str | None = None, database: tuple[str, str] | None = None,
