@@ -2,8 +2,9 @@
 rich markup in a config key is no style or link, and its escape sequences and control characters (an OSC 8 link,
 a screen clear, a carriage return, a bell) are written as escapes (``\\x1b``), never sent to the terminal.
 `results compare`'s table put a config key in a rich Text, which drops a bell and a carriage return but keeps
-ESC: `a\\x1b[2Jb` cleared the reader's screen and `\\x1b]8;;http://evil\\x1b\\\\` made a link. Real ingest of a
-job's sidecar that states such a key; the CLI run on a pseudo-terminal and through a pipe."""
+ESC: `a\\x1b[2Jb` cleared the reader's screen and `\\x1b]8;;http://evil\\x1b\\\\` made a link. A store's records
+of such keys (s43a: ingest refuses them in a sidecar, so they come from a store filled before, or by another tool);
+the CLI run on a pseudo-terminal and through a pipe."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "results"))
 
-from helpers import ROW, job, vllm_output, write_job  # noqa: E402
+import synth  # noqa: E402
 from sweepgate.core.errors import printable  # noqa: E402
 from test_terminal import on_a_terminal, piped  # noqa: E402
 
@@ -29,16 +30,14 @@ NOT_OURS = re.compile(r"\x1b(?!\[[0-9;]*m)|\x07|\r(?!\n)")
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> Path:
-    """A store holding two main runs and a PR run (21) of two config keys, MARKUP and CONTROLS, each
-    ingested with its sidecar as the workflow writes it."""
+    """A store holding two main runs and a PR run (21) of one point of each of two config keys, MARKUP and
+    CONTROLS, as records."""
+    from sweepgate.results import store
+
     where = tmp_path_factory.mktemp("hostile")
-    for i, key in enumerate((MARKUP, CONTROLS)):
-        for run, ref, day in (("11", "refs/heads/main", 1), ("12", "refs/heads/main", 2), ("21", "refs/pull/7/merge", 5)):
-            side = job(run_id=run, ref=ref, row=dict(ROW), finished=f"2026-01-0{day}T12:00:00+00:00", **{"config-key": key})
-            out = vllm_output(date=f"2026010{day}-120000", output_throughput=409.6 + day + len(key))
-            write_job(where / "in" / f"{i}-{run}", f"res{i}", out, side)
-    proc = piped(where, "results", "ingest", "--db", f"sqlite:///{where / 'r.db'}", str(where / "in"))
-    assert proc.returncode == 0, proc.stderr
+    keys = (MARKUP, CONTROLS)
+    with store.open_store(f"sqlite:///{where / 'r.db'}") as st:
+        st.add(synth.history(runs=2, keys=keys, concs=(4,)) + synth.pr_run(keys=keys, concs=(4,), run="21"))
     return where
 
 
