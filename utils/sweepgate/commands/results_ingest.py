@@ -75,7 +75,7 @@ def _given(args):
     from sweepgate.core.jobenv import check_row
 
     _refuse_rows_holder(row, args.row)
-    from sweepgate.results.sidecar import check_row_text, place_row_problems
+    from sweepgate.results.sidecar import check_text, place_row_problems
 
     try:
         check_row(row, args.row, "pass one whole row of `sweepgate matrix`'s output")
@@ -83,7 +83,7 @@ def _given(args):
         place_row_problems(exc.diagnostics, text, args.row, None)
         raise
     try:  # a control character in its precision, framework, runner ...: at that key, as a sidecar's row is
-        check_row_text(row, args.row, "", "pass the row as `sweepgate matrix` wrote it")
+        check_text(row, "", args.row, "pass the row as `sweepgate matrix` wrote it")
     except SweepgateError as exc:
         jsonio.place(exc.diagnostics, text, args.row)
         raise

@@ -77,7 +77,7 @@ def _check_job(job: dict, path: str) -> None:
     if isinstance(key, str) and (problem := keypatterns.config_key_problem(key)):
         bad(R.CONFIG_KEY, problem, f"write the key of the config the job ran ({F.CONFIG_DIR}/{F.MASTER_GLOB}), as the "
             "benchmark workflow's sidecar step does")
-    _check_text(job, JOB, path, REWRITE)
+    check_text(job, JOB, path, REWRITE)
     _check_times(job, bad)
     commit = job.get(R.COMMIT)
     if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
@@ -109,7 +109,7 @@ def _check_times(job: dict, bad) -> None:
             "write the times the job started and finished, from one clock")
 
 
-def _check_text(obj: dict, where: str, path: str, fix: str) -> None:
+def check_text(obj: dict, where: str, path: str, fix: str) -> None:
     """Refuse a string of ``obj`` (a sidecar's row or job, a --row) that holds a control character (as
     ``errors.printable`` escapes them: C0 and DEL, a tab aside): a model, engine, precision, runner label or
     name is stored and shown as the job's identity, and no real one holds an escape sequence, a NUL or a
@@ -152,7 +152,7 @@ def read(path: Path) -> Job:
         place_row_problems(exc.diagnostics, text, str(path))
         raise
     try:
-        check_row_text(doc[ROW], str(path), ROW, REWRITE)
+        check_text(doc[ROW], ROW, str(path), REWRITE)
         _check_job(doc[JOB], str(path))
     except SweepgateError as exc:  # `job.status: ...` at the status key's line and column, as an output's are
         jsonio.place(exc.diagnostics, text, str(path))
@@ -160,12 +160,6 @@ def read(path: Path) -> Job:
     job = {key: doc[JOB].get(key) for key in JOB_KEYS}
     job[R.REHEARSAL] = bool(job.get(R.REHEARSAL))
     return Job(job=job, row=doc[ROW], source=str(path))
-
-
-def check_row_text(row: dict, path: str, where: str, fix: str) -> None:
-    """Refuse a string of a job's row that holds a control character (``_check_text``), at its key once placed
-    (``jsonio.place``): a sidecar's ``row`` (``where`` ROW) or a --row file's (``where`` "")."""
-    _check_text(row, where, path, fix)
 
 
 KNOWN_KEYS = {None: (ROW, JOB), JOB: JOB_KEYS}  # a sidecar's keys, and its job object's
