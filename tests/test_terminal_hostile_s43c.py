@@ -192,3 +192,18 @@ def test_c1_controls_and_bidi_overrides_are_written_as_escapes():
     assert printable("key\u202egpj.exe") == "key\\u202egpj.exe"
     assert printable("x\u2066y\u2069z\u200f") == "x\\u2066y\\u2069z\\u200f"
     assert printable("DeepSeek-R1 · 1k1k → tp=8 é 中文") == "DeepSeek-R1 · 1k1k → tp=8 é 中文"
+
+
+def test_ingest_verbose_names_a_file_with_a_newline_on_one_line(tmp_path):
+    """s43c's left-alone: `results ingest --verbose` wrote a skipped file's name with print(), so a newline in the
+    name began a line of its own (the net keeps line ends); it is written by report.say, one line."""
+    from helpers import job, vllm_output, write_job
+
+    folder = tmp_path / "in"
+    write_job(folder, "res", vllm_output(), job())
+    name = "helper\nreplaced everything by nothing.json"
+    (folder / name).write_text("{}", encoding="utf-8")
+    proc = piped(tmp_path, "results", "ingest", "--verbose", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(folder))
+    assert proc.returncode == 0, proc.stderr
+    assert f"skipped {folder}/helper\\nreplaced everything by nothing.json" in proc.stdout.splitlines(), proc.stdout
+    assert not any(line.startswith("replaced everything") for line in proc.stdout.splitlines()), proc.stdout

@@ -11,7 +11,7 @@ from pathlib import Path
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, emit, fail, os_reason, printable
-from sweepgate.core.report import count, progress
+from sweepgate.core.report import count, progress, say
 from sweepgate.results.record import MAX_INTEGER, RESULT_FILENAME, RUN_ID, SOURCE_LINE, is_placeholder
 
 PROGRESS_MIN_FILES = 20
@@ -154,13 +154,13 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
             continue
         if verbose:
             for path in files:
-                print(f"skipped {path}")
+                say(f"skipped {path}", sys.stdout)
         print(f"skipped {count(len(files), noun)} {why}")
     replaced = [(a, path if here else _stored_as(a.kept)) for path, a, here in outcome.alike if a.replaced]
     if replaced:  # rows of the store deleted: said as the skipped are (s30)
         if verbose:
             for a, by in replaced:
-                print(f"replaced {_stored_as(a.record)} by {by}")
+                say(f"replaced {_stored_as(a.record)} by {by}", sys.stdout)
         print(f"replaced {count(len(replaced), 'result')} stored before from a file of several runs ({SEVERAL_RUNS}) "
               "by the run's own file (a sweep's run=N.json): the same measurement, stored once, under its own "
               "file's name")
