@@ -96,7 +96,7 @@ def test_a_reused_copy_in_the_run_does_not_date_it_back(tmp_path):
     (verdict,) = [v for v in comparison.verdicts if v.metric == METRIC and v.point[0] == KEY]
     assert verdict.n == 5 and verdict.median == pytest.approx(1200.0)
     # a run of copies only: their time (and its run id, which places records of that very time; polish29)
-    assert store_adapter.past_of([copy_]) == ("2026-11-03T12:00:00+00:00", copy_[R.RUN_ID])
+    assert R.run_past(store_adapter.past_of([copy_])) == ("2026-11-03T12:00:00+00:00", copy_[R.RUN_ID])
 
 
 def test_a_run_of_no_records_has_no_time_and_compares_to_nothing():

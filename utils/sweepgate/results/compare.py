@@ -710,14 +710,13 @@ def unordered_baselines(heads: dict, baselines: dict, base: list[dict], past: R.
             of_point[pt].append(rec)
             if R.zoned(R.happened(rec)) is False:
                 naive.add(pt)
-    if past is not None and R.zoned(past[0]) is False:
-        naive = set(of_point)
+    if past is not None:
+        naive |= {pt for pt in of_point if R.zoned(R.past_at(past, pt)[0]) is False}
     out = []
     for pt in sorted(naive, key=point_sort_key):
-        window = baselines.get(pt) or []
-        if past is not None and (taken := next((r for r in window if R.unordered_times(R.happened(r), past[0])),
-                                               None)):
-            out.append(Unordered(pt, taken, past=past))
+        window, at = baselines.get(pt) or [], R.past_at(past, pt)
+        if at is not None and (taken := next((r for r in window if R.unordered_times(R.happened(r), at[0])), None)):
+            out.append(Unordered(pt, taken, past=at))
             continue
         runs = {str(r.get(R.RUN_ID)) for r in window}
         held = {R.measurement_of(r) for r in of_point[pt] if str(r.get(R.RUN_ID)) in runs}
@@ -759,9 +758,10 @@ def _earlier(records: list[dict], past: R.Past | None) -> list[dict]:
     return records if past is None else [r for r in records if R.before(r, past)]
 
 
-def past_of(pr: list[dict]) -> R.Past | None:
+def past_of(pr: list[dict]) -> R.Pasts | None:
     """When a run happened (the earliest time its own measurements carry) and its run id (``R.Past``: a
-    record of that time is before it when its run id is), None when one has no time (or the run has no records).
+    record of that time is before it when its run id is), and at each point it measured, when it measured that
+    point (``R.Pasts``), None when one has no time (or the run has no records).
     It is judged against the baseline runs before that: a PR run compared again a week later gets
     the verdicts it got, not main's later runs' (and an older main run, compared again, is judged
     against its own past). A ``ci reuse`` copy keeps the time another run measured it, which says
@@ -774,7 +774,14 @@ def past_of(pr: list[dict]) -> R.Past | None:
     own = [r for r in pr if not isinstance(r.get(R.REUSED_FROM), dict)] or pr
     own = [r for r in own if not is_eval_result(r)] or own
     times = [t for r in own if (t := R.happened(r))]
-    return (min(times), str(own[0].get(R.RUN_ID))) if times and len(times) == len(own) else None
+    if not times or len(times) != len(own):
+        return None
+    run = str(own[0].get(R.RUN_ID))
+    points: dict[tuple, str] = {}
+    for rec in own:  # each point's own earliest (``R.Pasts``): main's run of it is before the run's of it
+        pt = point_of(rec)
+        points[pt] = min(points.get(pt, R.happened(rec)), R.happened(rec))
+    return R.Pasts((min(times), run), {pt: (when, run) for pt, when in points.items()})
 
 
 def pr_of(records: list[dict]) -> int | None:
@@ -797,7 +804,7 @@ def not_measured(heads: dict, eval_points: set, base: list[dict], baselines: dic
     records from before ``past`` (when the run happened) count, as for its verdicts: a point main
     measured only after a PR run is judged against main's first runs after it, but they are no picture of main
     before it (main's later run hid what the PR dropped from main's run before it)."""
-    base = _earlier(base, past)
+    base = _earlier(base, R.run_past(past))  # main's picture then: before the run began, as it was
     usable = _picture_records(base, {h.get(R.CONFIG_KEY) for h in heads.values()}, None)  # base is before it already
     pictures, of_key = latest_pictures(usable), latest_pictures(usable, lambda pt: pt[0])
     touched = {_group(pt) for pt in heads}
@@ -827,7 +834,7 @@ def _picture_records(base: list[dict], keys: set, past: R.Past | None) -> list[d
     """What main's pictures (``latest_pictures``) are read from: the baseline's measurements of ``keys`` (the
     config keys the run measured), from before the run, oldest first."""
     keys = set(keys) - {None}
-    return sorted((r for r in _earlier(base, past) if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
+    return sorted((r for r in _earlier(base, R.run_past(past)) if _usable(r) and r.get(R.CONFIG_KEY) in keys), key=R.time_order)
 
 
 def picture_reach(base: list[dict], keys: set, past: R.Past | None) -> tuple[set[str], str | None]:

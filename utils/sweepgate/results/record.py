@@ -303,9 +303,53 @@ def time_order(rec: dict) -> tuple:
 Past = tuple[str, str] | str
 
 
-def before(rec: dict, past: Past) -> bool:
-    """Whether ``rec`` happened before the run whose ``past`` it is (``time_order`` without the attempt);
-    ``store._before`` in SQL."""
+class Pasts:
+    """A compared run's past point by point (``compare.past_of``): at a point it measured, the earliest time of its
+    own measurements there, so main's run of a point is before the run when main measured that point before the
+    run did (walker s43: three main runs made of one conc 32 output of 10:35 and one conc 64 output of 11:44, the
+    run placed at 10:35, had run 103 judge conc 32 against runs 101 and 102 and call conc 64 new); at any other
+    point (what main measured and the run did not, main's picture of it), the run's own past, ``run``: its
+    earliest time. The run id is the run's at every point."""
+
+    def __init__(self, run: tuple[str, str], points: dict[tuple, tuple[str, str]]):
+        self.run, self.points = run, points
+
+    def at(self, point: tuple) -> tuple[str, str]:
+        return self.points.get(point, self.run)
+
+    @property
+    def latest(self) -> tuple[str, str]:
+        """The latest of its pasts: every record before the run at some point is before this."""
+        return max([self.run, *self.points.values()])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Pasts) and (self.run, self.points) == (other.run, other.points)
+
+    def __repr__(self) -> str:
+        return f"Pasts({self.run!r}, {self.points!r})"
+
+
+def past_at(past: "Past | Pasts | None", point: tuple) -> "Past | None":
+    """``past`` at ``point`` (a ``Pasts``'s there; any other as it is)."""
+    return past.at(point) if isinstance(past, Pasts) else past
+
+
+def run_past(past: "Past | Pasts | None") -> "Past | None":
+    """The run's own past (its earliest time) of ``past``: what main's picture of the points it did not measure is
+    read before."""
+    return past.run if isinstance(past, Pasts) else past
+
+
+def latest_past(past: "Past | Pasts | None") -> "Past | None":
+    """The latest of ``past``'s (``Pasts.latest``): what a look-up then narrowed point by point asks for."""
+    return past.latest if isinstance(past, Pasts) else past
+
+
+def before(rec: dict, past: "Past | Pasts") -> bool:
+    """Whether ``rec`` happened before the run whose ``past`` it is (``time_order`` without the attempt), of
+    ``Pasts`` at ``rec``'s point; ``store._before`` in SQL."""
+    if isinstance(past, Pasts):
+        past = past.at(point_values(rec))
     if isinstance(past, str):
         return happened(rec) < past
     return (happened(rec), run_order(rec.get(RUN_ID))) < (past[0], run_order(past[1]))

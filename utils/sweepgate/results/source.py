@@ -226,6 +226,7 @@ def _created_bound(before: R.Past | None):
     """``before``'s time (a record time, ``record.happened``) as the aware datetime GitHub's list of workflow runs
     is asked up to (``created``): a run created later holds no record from before then, as its jobs ran
     after it was made. None without a time, or with one that is no ISO 8601 time."""
+    before = R.latest_past(before)  # the run's last point's: each point's own past is at or before it
     at = R.moment(before if isinstance(before, str) else before[0]) if before else None
     return at if at is not None and at.tzinfo is not None else None
 

@@ -75,7 +75,7 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
     with store.open_store(url, must_exist=True) as st:
         found = _baseline_runs(st, ref, [point_dict(r) for r in pr], window, include_rehearsals=rehearsal, after=past)
     return list(dict.fromkeys(str(r[R.RUN_ID]) for r in sorted(found, key=R.time_order)
-                              if str(r.get(R.RUN_ID)) not in own))
+                              if str(r.get(R.RUN_ID)) not in own and not R.before(r, past)))
 
 
 def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: int) -> list[str]:
@@ -121,7 +121,11 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
     (``R.measurement_of``), each run after the first a copy."""
     from collections import Counter
 
-    n = window + 1
+    n, past = window + 1, kw.pop("before", None)
+    if past is not None:  # asked before the latest of the run's pasts, then each point's own (``R.Pasts``)
+        kw["before"] = R.latest_past(past)
+    if "after" in kw:  # the run's earliest: a point measured by none before its own past, by none before this
+        kw["after"] = R.run_past(kw["after"])
     while True:
         found = st.last_runs_of_points(ref, points, n, succeeded=True, **kw)
         copies, seen = Counter(), set()
@@ -129,6 +133,10 @@ def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[
             once = (R.point_values(rec), R.measurement_of(rec))
             copies[once[0]] += bool(rec.get(R.REUSED_FROM)) or once in seen
             seen.add(once)
+        if past is not None:  # a run of a point after the run's own of it takes a place too
+            later = {(R.point_values(r), str(r.get(R.RUN_ID))) for r in found if not R.before(r, past)}
+            copies.update(pt for pt, _ in later)
+            found = [r for r in found if R.before(r, past)]
         most = max(copies.values(), default=0)  # the point that lost the most places to copies
         if n >= window + 1 + most:
             return found
@@ -156,6 +164,7 @@ def _others_of_keys(st, pr: list[dict], baseline: list[dict], baseline_ref: str,
     def stored_key(rec: dict) -> tuple:  # what the store keeps one row of a record under
         return tuple(rec.get(f) for f in KEY)
 
+    past = R.run_past(past)  # main's picture of the run's keys is of before the run began (``compare.not_measured``)
     mine = {R.point_values(r) for r in pr}
     keys = sorted({str(r[R.CONFIG_KEY]) for r in pr if r.get(R.CONFIG_KEY) is not None})
     found = [r for r in st.latest_per_point_of_keys(keys, baseline_ref, before=past, succeeded=True,
@@ -212,7 +221,7 @@ def context_records(url: str | None, pr: list[dict], baseline_ref: str) -> list[
 
     with store.open_store(url, must_exist=True) as st:
         ref = baseline_ref if is_full_ref(baseline_ref) else stored_ref(baseline_ref, st.refs())
-        return st.latest_of_models(_models_of(pr), ref, before=past_of(pr), succeeded=True,
+        return st.latest_of_models(_models_of(pr), ref, before=R.latest_past(past_of(pr)), succeeded=True,
                                    include_rehearsals=is_rehearsal(pr))
 
 
@@ -221,7 +230,7 @@ def context_of_files(records: list[dict], pr: list[dict], baseline_ref: str) -> 
     from sweepgate.results.compare import measured
 
     ref = stored_ref(baseline_ref, sorted({str(r[R.REF]) for r in records if r.get(R.REF)}))
-    rehearsal, past, models = is_rehearsal(pr), past_of(pr), set(_models_of(pr))
+    rehearsal, past, models = is_rehearsal(pr), R.latest_past(past_of(pr)), set(_models_of(pr))
     newest: dict[tuple, dict] = {}
     for rec in records:
         if (rec.get(R.REF) == ref and measured(rec) and may_judge(rec, rehearsal)
