@@ -64,3 +64,30 @@ def matrix_row_keys(root: str, matrix: dict, rows: list[dict]) -> list[str | Non
         return row_keys(rows, rev.configs, rev.runners.data, entry_patterns(matrix))
     finally:
         git.close()
+
+
+def worktree_row_key(root, row: dict) -> str | None:
+    """The config key of the work tree's configs whose expansion holds ``row``'s recipe (``recipe_of``), when
+    exactly one does; None when none or several do, or the configs cannot be read. A row read from a file (`sweepgate
+    test-config`'s, `rehearse --row-json`) names no config, and its rehearsal's sidecar names the key a job's
+    would (walker s43: `results show --key KEY` found nothing of such a rehearsal). A config that cannot be expanded
+    holds no row: it is passed over, never the rehearsal's to refuse."""
+    import copy
+
+    from sweepgate.core.errors import SweepgateError
+    from sweepgate.core.expand import expand_config, finalize
+    from sweepgate.core.sweep import worktree_revision
+
+    try:
+        rev = worktree_revision(root)
+    except SweepgateError:
+        return None
+    wanted, found = recipe_of(finalize(copy.deepcopy(dict(row)))), set()
+    for key, config in rev.configs.items():
+        try:
+            if any(recipe_of(finalize(expanded)) == wanted
+                   for expanded in expand_config(key, config, rev.runners.data)):
+                found.add(key)
+        except SweepgateError:
+            continue
+    return found.pop() if len(found) == 1 else None

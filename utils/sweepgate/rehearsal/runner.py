@@ -31,6 +31,7 @@ from sweepgate.core import fields, jobfile, jsontext, pythoncall, scriptlines
 from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_folder, json_message, os_reason
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, library_copy, library_problem, script_candidates
+from sweepgate.core.rowkeys import worktree_row_key
 from sweepgate.core.textmode import not_utf8
 from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
@@ -1777,6 +1778,7 @@ def rehearse(args) -> int:
     root = Path(repo_root())
     rows, source = load_rows(args, root)
     row = select_row(rows, source, args.exp_name, args.conc, args.where)
+    config_key = config_key_of(row) or worktree_row_key(root, row)  # a --row-json row names none
     try:
         required_fields(row, source)
         check_row(row, source, ROW_HINT, for_a_job=True)
@@ -1796,7 +1798,7 @@ def rehearse(args) -> int:
         print(f"rehearse: work dir {work}", flush=True)
         with Progress() as progress:
             done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, ready=ready,
-                                progress=progress, job={"config_key": config_key_of(row)})
+                                progress=progress, job={"config_key": config_key})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if not args.work_dir:
             remove_work_dir(work)
@@ -1810,7 +1812,7 @@ def rehearse(args) -> int:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
         return 1
     print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
-    print(f"rehearse: {flags_unchecked(config_key_of(row))}")
+    print(f"rehearse: {flags_unchecked(config_key)}")
     return 0
 
 
