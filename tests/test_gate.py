@@ -133,6 +133,20 @@ def test_whole_file_converted_to_crlf(gate):
     assert "history" not in result.err  # the same text with other line endings is one problem, not two
 
 
+def test_a_whole_crlf_file_s_summary_says_what_in_words_and_how_to_fix_every_line(gate):
+    """s43h: past the cap, an all-CRLF changelog ended with "N more 'crlf' problem(s)", the rule's title, and the fix
+    of one line ("fix the ones above, then rerun the gate", 20 lines at a time)."""
+    from sweepgate.core.collector import MAX_PER_RULE
+
+    body = "\n    - ".join(f'"line {i}"' for i in range(MAX_PER_RULE))
+    text = CHANGELOG + "\n" + entry(description=body)
+    result = gate(text.replace("\n", "\r\n").encode())
+    (last,) = [ln for ln in result.err.splitlines() if " more " in ln]
+    assert last.endswith(f": {text.count(chr(10)) - MAX_PER_RULE} more lines end in CRLF from here on; convert every "
+                         "line at once: dos2unix perf-changelog.yaml, or sed -i 's/\\r$//' perf-changelog.yaml"), last
+    assert "'crlf'" not in result.err
+
+
 def test_a_capped_rule_is_counted_whole_in_the_total(gate):
     """Diff review: 30 appended CRLF lines printed 20 lines, one "10 more" line, and a total of 21."""
     from sweepgate.core.collector import MAX_PER_RULE
@@ -142,7 +156,7 @@ def test_a_capped_rule_is_counted_whole_in_the_total(gate):
     result = gate(text.encode())
     crlf = [ln for ln in result.err.splitlines() if "carriage return" in ln]
     n = text.count("\r\n")
-    assert len(crlf) == MAX_PER_RULE and f"{n - MAX_PER_RULE} more 'crlf' problem(s)" in result.err
+    assert len(crlf) == MAX_PER_RULE and f"{n - MAX_PER_RULE} more lines end in CRLF from here on" in result.err
     assert f"perf-changelog.yaml: {n} problems; fix them and rerun" in result.out, result.out
 
 

@@ -33,9 +33,15 @@ class Collector:
         self.items: list[Diagnostic] = []
         self.counts: collections.Counter = collections.Counter()
         self.first_over: dict[str, int] = {}
+        self.summaries: dict[str, tuple[str, str, str]] = {}
 
-    def add(self, line: int, rule: str, message: str, hint: str = "", col: int = 0) -> None:
+    def add(self, line: int, rule: str, message: str, hint: str = "", col: int = 0,
+            more: tuple[str, str, str] | None = None) -> None:
+        """``more``: how the summary past the cap says the rule's problems, (one, several, the fix of them all)
+        (``1 more line ends in CRLF``), where the rule's title would read as jargon (``4746 more 'crlf' problem(s)``)."""
         self.counts[rule] += 1
+        if more is not None:
+            self.summaries.setdefault(rule, more)
         if self.counts[rule] <= MAX_PER_RULE:
             self.items.append(Diagnostic(self.path, line, col, rule, message, hint))
         else:
@@ -49,8 +55,10 @@ class Collector:
         out = sorted(self.items, key=lambda d: (d.line, d.col))
         for rule, line in self.first_over.items():
             more = self.counts[rule] - MAX_PER_RULE
-            out.append(More(self.path, line, 0, rule, f"{more} more '{rule}' problem(s) from here on",
-                            "fix the ones above, then rerun the gate", stands_for=more))
+            one, several, fix = self.summaries.get(rule) or (f"'{rule}' problem(s)", f"'{rule}' problem(s)",
+                                                             "fix the ones above, then rerun the gate")
+            out.append(More(self.path, line, 0, rule, f"{more} more {one if more == 1 else several} from here on",
+                            fix, stands_for=more))
         return out
 
     def has(self, *rules: str) -> bool:

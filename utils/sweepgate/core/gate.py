@@ -25,6 +25,7 @@ Lines are HEAD's for text a change adds and BASE's for text it deletes or edits.
 from __future__ import annotations
 
 import re
+import shlex
 
 from sweepgate.core import fields as F
 from sweepgate.core.collector import Collector
@@ -131,7 +132,9 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             line = line[len(BOM):]
         if b"\r" in line:
             out.add(n, CRLF_RULE, "carriage return (CRLF line ending)",
-                    "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1)
+                    "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1,
+                    more=("line ends in CRLF", "lines end in CRLF", "convert every line at once: dos2unix "
+                          f"{shlex.quote(out.path)}, or sed -i 's/\\r$//' {shlex.quote(out.path)}"))
         if b"\t" in line:
             col = line.index(b"\t") + 1
             indent = not line[:col - 1].strip(b" ")  # a tab among the leading blanks, else inside the text
