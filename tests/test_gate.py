@@ -598,6 +598,18 @@ def test_repository_flag_and_env(gate, monkeypatch):
     ok(gate(text, "--repository", "acme/bench"))  # the flag wins over the environment
 
 
+def test_a_missing_pr_link_is_shown_as_the_line_to_add(gate):
+    """s43h: an entry without a pr-link was told "add the missing field", which showed no line to add. The line is
+    of this repository (the history's links, --repository) and, where it is known, of this pull request."""
+    text = CHANGELOG + "\n" + entry().replace("  pr-link: https://github.com/acme/bench/pull/5\n", "")
+    result = gate(text)
+    refused(result, FIRST, "'pr-link' is a required property")
+    assert result.err.rstrip().endswith("; add the line 'pr-link: https://github.com/acme/bench/pull/N' (N: its pull "
+                                        "request's number)"), result.err
+    assert gate(text, "--pr-number", "5").err.rstrip().endswith("; add the line 'pr-link: "
+                                                                 "https://github.com/acme/bench/pull/5'")
+
+
 def test_placeholder_without_pr_number(gate):
     result = gate(CHANGELOG + "\n" + entry(link="https://github.com/acme/bench/pull/XXX"))
     refused(result, FIRST + 4, "XXX placeholder")

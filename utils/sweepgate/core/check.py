@@ -126,14 +126,16 @@ def _renamed(errors: list, missing: dict[tuple, frozenset]) -> set[tuple]:
     return out
 
 
-def _hint(error) -> str:
+def _hint(error, fills: dict[str, str] | None = None) -> str:
     kw = error.validator
     if kw == "additionalProperties":
         allowed = sorted((error.schema.get("properties") or {}).keys())
         extra = [k for k in (error.instance or {}) if k not in allowed] if isinstance(error.instance, dict) else []
         return _unknown_hint(extra[0] if extra else "", allowed)
     if kw == "required":
-        return "add the missing field"
+        missing = next((r for r in error.validator_value if isinstance(r, str) and isinstance(error.instance, dict)
+                        and r not in error.instance and error.message.startswith(repr(r))), None)
+        return (fills or {}).get(missing) or "add the missing field"
     if kw in ("enum", "const"):
         options = error.validator_value if kw == "enum" else [error.validator_value]
         return "use one of: " + ", ".join(json.dumps(o) for o in options)
@@ -199,8 +201,10 @@ def _yaml_slip(error) -> tuple[str, str] | None:
     return None
 
 
-def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, str, str, str]]:
-    """Every schema violation as (path, rule, message, hint)."""
+def schema_problems(data, name: str, prefix: tuple = (), fills: dict[str, str] | None = None
+                    ) -> list[tuple[tuple, str, str, str]]:
+    """Every schema violation as (path, rule, message, hint); ``fills``: a missing required field's fix, the line to
+    add (``pr-link`` -> its caller's link of this repository, which the schema cannot know), by the field's name."""
     out = []
     # A changelog problem is reported at the entry's own line: its list index adds nothing.
     shown = (lambda p: p[len(prefix) + 1:]) if name == "changelog" else (lambda p: p)
@@ -237,13 +241,14 @@ def schema_problems(data, name: str, prefix: tuple = ()) -> list[tuple[tuple, st
             out.append((path, f"schema-{name}", f"{where}: {error.instance!r} {refused}",
                         f"remove it ({allowed})" if allowed else "remove it"))
             continue
-        message, hint = _yaml_slip(error) or (error.message, _hint(error))
+        message, hint = _yaml_slip(error) or (error.message, _hint(error, fills))
         out.append((path, f"schema-{name}", f"{where}: {message}", hint))
     return list(dict.fromkeys(out))  # once each: a config's if/then/else repeats its type and required fields
 
 
-def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = ()) -> list[Diagnostic]:
-    return [doc.diag(*problem) for problem in schema_problems(data, name, prefix)]
+def schema_diagnostics(doc: YamlDoc, data, name: str, prefix: tuple = (),
+                       fills: dict[str, str] | None = None) -> list[Diagnostic]:
+    return [doc.diag(*problem) for problem in schema_problems(data, name, prefix, fills)]
 
 
 # --------------------------------------------------------------------------- master configs
@@ -737,15 +742,16 @@ def entry_rules(entry: dict) -> Iterator[tuple[tuple, str, str, str]]:
                 "split the eval request into its own entry and PR"
 
 
-def check_entries(doc: YamlDoc, entries, offset: tuple = ()) -> list[Diagnostic]:
-    """Schema + rules for a list of changelog entries; paths are located through ``doc``."""
+def check_entries(doc: YamlDoc, entries, offset: tuple = (), fills: dict[str, str] | None = None) -> list[Diagnostic]:
+    """Schema + rules for a list of changelog entries; paths are located through ``doc`` (``fills``: as
+    ``schema_problems``)."""
     if not isinstance(entries, list):
         return [doc.diag(offset, F.SCHEMA_CHANGELOG_RULE, "changelog entries must be a YAML list",
                          "start each entry with '- config-keys:'")]
     if fast_validator("changelog")(entries):
         diags = []
     else:
-        diags = schema_diagnostics(doc, entries, "changelog", offset)
+        diags = schema_diagnostics(doc, entries, "changelog", offset, fills)
     for i, entry in enumerate(entries):
         for path, rule, msg, hint in entry_rules(entry):
             diags.append(doc.diag(offset + (i, *path), rule, msg, hint))

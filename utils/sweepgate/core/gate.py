@@ -47,7 +47,7 @@ from sweepgate.core.history import (
     text_span,
     trailing_newlines,
 )
-from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, pr_link_problem, resolve_repository
+from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, canonical_link, pr_link_problem, resolve_repository
 from sweepgate.core.textmode import not_valid_utf8, save_as_utf8
 
 
@@ -328,7 +328,7 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
     appended.head_lines = [i + 1 for i in indexes]
     doc = entries = None
     try:
-        doc, entries = parse_appended(appended)
+        doc, entries = parse_appended(appended, fills={PR_LINK: missing_link_fix(repo, opts.pr_number)})
     except SweepgateError as exc:
         out.extend(exc.diagnostics)
         structural = [d for d in exc.diagnostics if not d.rule.startswith("schema-")]
@@ -345,6 +345,15 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
                 out.add(line, PR_LINK, *problem, col=col)
         _repeated_keys(out, doc, i, entry)
     return doc, entries
+
+
+def missing_link_fix(repo: str | None, pr_number: int | None) -> str:
+    """The fix of an appended entry without a pr-link: the line to add, of this repository and pull request where
+    they are known (walker s43: "add the missing field" showed no line)."""
+    unknown = [what for what, known in (("OWNER/NAME: the repository", repo), ("N: its pull request's number", pr_number))
+               if not known]
+    return (f"add the line '{PR_LINK}: {canonical_link(repo or 'OWNER/NAME', pr_number or 'N')}'"
+            + (f" ({'; '.join(unknown)})" if unknown else ""))
 
 
 def _repeated_keys(out: Collector, doc, i: int, entry) -> None:

@@ -120,13 +120,14 @@ class AppendedDoc(YamlDoc):
         return (self._map[-1] if self._map else 0), col
 
 
-def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[AppendedDoc, list]:
+def parse_appended(appended: Appended, *, as_reference: bool = False,
+                   fills: dict[str, str] | None = None) -> tuple[AppendedDoc, list]:
     """Parse and schema-check the appended entries, or raise every problem found. The matrix
     step (``as_reference``) reads the YAML as the reference's loader does: a key repeated in an
     entry keeps its last value (a real PR's entry held a second pr-link under a continued plain
     scalar, and the reference expanded it), and anchors, aliases and merge keys are taken; and
     the entries as its model does (``core.laxentry``: ``evals-only: 'yes'`` is true). The gate
-    refuses them."""
+    refuses them. ``fills``: a missing field's fix (``check.schema_problems``)."""
     def line_of(n: int) -> int:
         lines = appended.head_lines
         if lines and n > len(lines):  # past the appended text's last line (its end): after the file's
@@ -145,7 +146,7 @@ def parse_appended(appended: Appended, *, as_reference: bool = False) -> tuple[A
                                       "append an entry starting with '- config-keys:'"))
     if as_reference:
         data = laxentry.reference_entries(data)
-    diags = check_entries(doc, laxentry.schema_view(data) if as_reference else data)
+    diags = check_entries(doc, laxentry.schema_view(data) if as_reference else data, fills=fills)
     if diags:
         raise SweepgateError(sorted(diags))
     return doc, data
