@@ -148,15 +148,18 @@ def test_a_repository_file_named_from_its_own_folder_is_read(make_repo, monkeypa
     assert capsys.readouterr().out == here
 
 
-def test_a_missing_repository_file_says_where_it_was_looked_for(make_repo, monkeypatch, capsys):
-    """A file that is neither here nor at the top keeps one line, at the path as typed."""
+@pytest.mark.parametrize("flag, example", [("--config-files", "configs/nvidia-master.yaml"),
+                                           ("--runner-config", "configs/runners.yaml")])
+def test_a_missing_repository_file_says_where_it_was_looked_for(make_repo, monkeypatch, capsys, flag, example):
+    """A file that is neither here nor at the top keeps one line, at the path as typed; its example is a file of the
+    flag's kind (s43h: a master config's was the runners file)."""
     root = make_repo().path
     monkeypatch.chdir(root / "configs")
     capsys.readouterr()
-    assert cli.main(["full-sweep", "--config-files", "nope.yaml"]) == 1
+    assert cli.main(["full-sweep", flag, "nope.yaml"]) == 1
     assert capsys.readouterr().err.splitlines() == [
         "nope.yaml: does not exist; create the file, or pass the path of one from the current folder or from the "
-        "repository's top (e.g. configs/runners.yaml)"]
+        f"repository's top (e.g. {example})"]
 
 
 def test_version_names_the_copy_that_runs(capsys):

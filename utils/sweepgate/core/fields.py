@@ -127,6 +127,7 @@ SEQ_LEN_NAMES = {(1024, 1024): "1k1k", (8192, 1024): "8k1k"}
 # --- repository layout --------------------------------------------------------------
 CONFIG_DIR = "configs"
 MASTER_GLOB = "*-master.yaml"
+MASTER_EXAMPLES = ("configs/nvidia-master.yaml", "configs/amd-master.yaml")  # master configs a flag's example names
 RUNNERS_FILE = "configs/runners.yaml"
 # the title of a runner label or name that configs/runners.yaml does not list where it must
 UNKNOWN_RUNNER_RULE = "unknown-runner"

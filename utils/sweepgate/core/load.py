@@ -644,7 +644,9 @@ def _uncommitted(path: str) -> bool:
     return bool(top) and not os.path.isabs(path) and os.path.isfile(os.path.join(top, path))
 
 
-def _decode(path: str, raw: bytes | None) -> str:
+def _decode(path: str, raw: bytes | None, example: str | None = None) -> str:
+    """``raw`` as text; None is a file not there, said with ``example``, a file of its kind (walker s43: a missing
+    `--config-files nope.yaml` was shown the runners file as its example)."""
     if raw is None:
         if _uncommitted(path):  # read at a ref: creating it or passing its path again would change nothing
             raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "not in the commit read; the work tree "
@@ -652,7 +654,7 @@ def _decode(path: str, raw: bytes | None) -> str:
                                             "and rerun"))
         raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                         "create the file, or pass the path of one from the current folder or from "
-                                        f"the repository's top (e.g. {F.RUNNERS_FILE})"))
+                                        "the repository's top" + (f" (e.g. {example})" if example else "")))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it
@@ -661,8 +663,8 @@ def _decode(path: str, raw: bytes | None) -> str:
                                         F.ENCODING_RULE, not_valid_utf8(raw[exc.start]), save_as_utf8())) from None
 
 
-def load_doc(path: str, raw: bytes | None) -> YamlDoc:
-    text = _decode(path, raw)
+def load_doc(path: str, raw: bytes | None, example: str | None = None) -> YamlDoc:
+    text = _decode(path, raw, example)
     return YamlDoc(path, text, parse_yaml(text, path))
 
 
@@ -820,7 +822,7 @@ class MasterDoc(YamlDoc):
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = _decode(self.path, self.raw)
+            self._text = _decode(self.path, self.raw, F.MASTER_EXAMPLES[0])
         return self._text
 
     @text.setter
@@ -904,7 +906,7 @@ def load_master_doc(path: str, raw: bytes | None, blob: str, cache, read=None) -
 
 def _whole(path: str, raw: bytes | None, blob: str) -> YamlDoc:
     """A master config parsed whole, as the reference reads every file."""
-    text = _decode(path, raw)
+    text = _decode(path, raw, F.MASTER_EXAMPLES[0])
     return YamlDoc(path, text, parse_yaml(text, path), None, blob)
 
 
@@ -1059,7 +1061,7 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing
         masters = [load_master_doc(p, blobs[p][1], blobs[p][0], cache, lambda p=p: git.read_blobs(ref, [p])[p])
                    for p in paths]
-    runners = load_doc(runner_file, blobs[runner_file][1])
+    runners = load_doc(runner_file, blobs[runner_file][1], F.RUNNERS_FILE)
     runners.blob = blobs[runner_file][0]
     return Revision(ref, masters, runners, cache=cache)
 

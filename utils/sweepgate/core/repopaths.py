@@ -17,7 +17,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top,
 # argparse dest -> flag
 REPO_DATA_FLAGS = {"changelog_file": "--changelog-file", "config_files": "--config-files",
                    "runner_config": "--runner-config"}
-FILE_EXAMPLES = {"changelog_file": F.CHANGELOG_FILE, "config_files": "configs/nvidia-master.yaml configs/amd-master.yaml",
+FILE_EXAMPLES = {"changelog_file": F.CHANGELOG_FILE, "config_files": " ".join(F.MASTER_EXAMPLES),
                  "runner_config": F.RUNNERS_FILE}
 # The titles of their refusals under GitHub Actions (bad input, exit 1: never argparse's ``usage``).
 OUTSIDE = "outside-repository"  # a path that leaves the repository
