@@ -115,6 +115,14 @@ class Outcome:
         return self.diagnostics + sorted(mine, key=lambda d: (d.line, d.col)) + others
 
 
+def crlf_summary(path: str) -> tuple[str, str, str]:
+    """How the summary of CRLF lines past the cap says them (``Collector.add``'s ``more``): in words, with the fix
+    of every line at once (walker s43: "4746 more 'crlf' problem(s)"; fix the ones above, then rerun the gate)."""
+    quoted = shlex.quote(path)
+    return ("line ends in CRLF", "lines end in CRLF",
+            f"convert every line at once: dos2unix {quoted}, or sed -i 's/\\r$//' {quoted}")
+
+
 def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History,
                conflict_fix=None) -> None:
     """Encoding and character rules on every line the change touches, plus the final newline.
@@ -133,8 +141,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
         if b"\r" in line:
             out.add(n, CRLF_RULE, "carriage return (CRLF line ending)",
                     "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1,
-                    more=("line ends in CRLF", "lines end in CRLF", "convert every line at once: dos2unix "
-                          f"{shlex.quote(out.path)}, or sed -i 's/\\r$//' {shlex.quote(out.path)}"))
+                    more=crlf_summary(out.path))
         if b"\t" in line:
             col = line.index(b"\t") + 1
             indent = not line[:col - 1].strip(b" ")  # a tab among the leading blanks, else inside the text
