@@ -39,7 +39,7 @@ MAX_VERDICTS = 100_000
 # answering (tests/test_cache.py follows check's imports and fails on one that is missing).
 SALTED_FILES = ("load.py", "fastyaml.py", "check.py", "cache.py", "schemas.py", "placement.py", "fields.py",
                 "metrics.py", "yamlsafe.py", "pyyaml.py", "jsontext.py", "errors.py", "expand.py", "runnerlog.py",
-                "worktop.py", "yamlindent.py", "textmode.py", "validators/__init__.py")
+                "worktop.py", "yamlindent.py", "textmode.py", "upstream.py", "validators/__init__.py")
 
 
 def salted_files() -> list[str]:
