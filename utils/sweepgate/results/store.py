@@ -1286,11 +1286,32 @@ def _check_sole(conn, rows: list[dict]) -> set[tuple]:
     return stored
 
 
+# What a record says of where it was read from, not of what was measured: its run id, file name, line, and the
+# file's SHA-256 (one run read from its own file and from a list of runs, a sweep's summary.json, differs in these).
+PROVENANCE = (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE, R.OUTPUT_SHA256)
+
+
 def _measurement(rec: dict) -> str:
-    """``rec`` but for where it was read from (its run id, file name, line, and the file's SHA-256): the same for
-    one run read from its own file and from a list of runs (a sweep's summary.json), field for field."""
-    return _canonical({k: v for k, v in rec.items()
-                       if k not in (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE, R.OUTPUT_SHA256)})
+    """``rec`` but for where it was read from (PROVENANCE) and its figures (``R.METRICS``, which ``_same_figures``
+    compares): the same, field for field, for one run read from its own file and from a list of runs."""
+    return _canonical({k: v for k, v in rec.items() if k not in (*PROVENANCE, R.METRICS)})
+
+
+def _same_figures(old: dict, new: dict) -> bool:
+    """Whether two records' figures (``R.METRICS``) are one measurement's: every figure both hold the same, and at
+    least one held by both (or neither holds any). A figure one holds alone is one the sweepgate that read the
+    other did not read or derive (s43b's peaks, an SGLang line's summed total): a record an older version stored
+    and the same output read by a newer one are one measurement, as ``_changes`` has it for one key. Two runs
+    measured apart never agree on every figure both hold (throughputs and latency statistics to the last digit),
+    so this merges no two measurements (docs/contracts.md)."""
+    old_m, new_m = (json.loads(_canonical(rec.get(R.METRICS) or {})) for rec in (old, new))
+    shared = old_m.keys() & new_m.keys()
+    return all(old_m[m] == new_m[m] for m in shared) and (bool(shared) or old_m == new_m)
+
+
+def _same_measurement(old: dict, new: dict) -> bool:
+    """Whether two records are one measurement, wherever each was read from (``_measurement``, ``_same_figures``)."""
+    return _measurement(old) == _measurement(new) and _same_figures(old, new)
 
 
 def _of_several(rec: dict) -> bool:
@@ -1299,16 +1320,17 @@ def _of_several(rec: dict) -> bool:
 
 
 def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_BY,
-                  alike=None) -> dict[str, dict[tuple, dict]]:
-    """The stored records of other runs than those of ``rows`` that hold a measurement of theirs, by
-    ``alike`` (``_measurement``; ``_figures`` for ``_echoes``) and then key; looked up by ``by`` (ALIKE_BY:
-    output throughput, model, the client's time; or the first of them: through their index), then compared. IN_CHUNK
-    rows a statement, which leaves out those rows' runs; the other rows' runs are left out as they are read (in one
-    statement, so many runs would be values without bound)."""
+                  alike=None) -> list[dict[tuple, dict]]:
+    """Of each of ``rows``, the stored records of other runs than those of ``rows`` that hold its measurement, by
+    key: the same ``alike`` (``_measurement``; ``_whichever_job`` for ``_echoes``) and the same figures
+    (``_same_figures``); looked up by ``by`` (ALIKE_BY: output throughput, model, the client's time; or the first of
+    them: through their index), then compared. IN_CHUNK rows a statement, which leaves out those rows' runs; the
+    other rows' runs are left out as they are read (in one statement, so many runs would be values without
+    bound)."""
     alike = alike or _measurement
     key_cols = [results.c[column(f)] for f in KEY]
     runs = {row[column(R.RUN_ID)] for row in rows}
-    found: dict[str, dict[tuple, dict]] = {}
+    found: dict[str, dict[tuple, dict]] = {}  # stored records by ``alike``, then key
     for part in _chunks(rows, once=False):
         where = [results.c.run_id.notin_({row[column(R.RUN_ID)] for row in part})]
         for field in by:
@@ -1322,7 +1344,8 @@ def _stored_alike(conn, rows: list[dict], url: str, by: tuple[str, ...] = ALIKE_
         for key, old in stored:
             if _is_record(old) and key[0] not in runs:
                 found.setdefault(alike(old), {})[key] = old
-    return found
+    return [{key: old for key, old in found.get(alike(row["record"]), {}).items() if _same_figures(old, row["record"])}
+            for row in rows]
 
 
 # What ``_echoes`` looks stored rows up by: the output throughput and model (ALIKE_BY's first two, through its
@@ -1448,9 +1471,10 @@ def _stored_elsewhere(conn, rows: list[dict], url: str) -> None:
         raise SameBytes(rows[0]["record"], old)
 
 
-def _figures(rec: dict) -> str:
-    """What a record measured, whichever job it is said to be of: its figures (``R.METRICS``)."""
-    return _canonical(rec.get(R.METRICS) or {})
+def _whichever_job(rec: dict) -> str:
+    """``_stored_alike``'s ``alike`` of ``_echoes``: any record, whichever job it is said to be of (its figures alone
+    are compared, ``_same_figures``)."""
+    return ""
 
 
 def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
@@ -1467,9 +1491,8 @@ def _echoes(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
            and (old := bytes_alike.first(*at)) is not None]
     told = {id(echo.record) for echo in out}
     rest = [row for row in fresh if id(row["record"]) not in told and row[column(R.OUTPUT_THROUGHPUT)] is not None]
-    stored = _stored_alike(conn, rest, url, ECHO_BY, _figures) if rest else {}
-    out += [Echo(row["record"], _first_stored(twins.values())) for row in rest
-            if (twins := stored.get(_figures(row["record"])))]
+    stored = _stored_alike(conn, rest, url, ECHO_BY, _whichever_job) if rest else []
+    out += [Echo(row["record"], _first_stored(twins.values())) for row, twins in zip(rest, stored) if twins]
     return sorted(out, key=lambda echo: echo.record.get(R.SOURCE_LINE) or 0)
 
 
@@ -1490,7 +1513,7 @@ def _copies(conn, rows: list[dict], again: list[dict], url: str) -> list[Echo]:
 def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tuple[list[dict], list[Alike], int]:
     """(the rows still to insert, what was done, how many of those take the place of a stored row) for
     ``rows`` of a hashed run (``sole``), of which another hashed run holds the same measurement
-    (``_measurement``): one `vllm bench sweep` run read from its run=N.json in one ingest and from its
+    (``_same_measurement``): one `vllm bench sweep` run read from its run=N.json in one ingest and from its
     summary.json (``summary.json#N``) in another, which the store held as two runs' rows, the point
     measured once more than it was (s30). A run's own file is kept, under its own name, and a list's entry
     gives way: the stored rows of entries holding the file's run are deleted (``replaced``), and an entry
@@ -1499,9 +1522,9 @@ def _one_measurement(conn, rows: list[dict], stored: set[tuple], url: str) -> tu
     rows' runs already stored."""
     alike = _stored_alike(conn, rows, url)
     kept, done, gone, taking = [], [], set(), 0
-    for row in rows:
+    for row, held in zip(rows, alike):
         rec, key = row["record"], tuple(row[column(f)] for f in KEY)
-        twins = [(k, old) for k, old in alike.get(_measurement(row["record"]), {}).items() if k not in gone]
+        twins = [(k, old) for k, old in held.items() if k not in gone]
         own = rec if not _of_several(rec) else next((old for _, old in twins if not _of_several(old)), None)
         losing = [(k, old) for k, old in twins if _of_several(old)] if own is not None else []
         if own is not None and own is not rec and key in stored:
@@ -1543,7 +1566,7 @@ def _continued_run(conn, rows: list[dict], earlier: list[str], url: str) -> None
         whole = next((rec for (rec,) in conn.execute(query)), None)
     except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
         raise damaged(url, f"not JSON: {exc}") from None
-    same = next((row for row in rows if _is_record(whole) and _measurement(row["record"]) == _measurement(whole)), None)
+    same = next((row for row in rows if _is_record(whole) and _same_measurement(whole, row["record"])), None)
     if same is not None:
         same[column(R.RESULT_FILENAME)] = name
         same["record"].clear()
