@@ -19,25 +19,14 @@ import shutil
 import sqlite3
 
 from helpers import ROOT, run_cli, show_json
+from test_sweep_filled_in30 import FILES, _point  # the real point of a vLLM 0.25.1 sweep, copied under root
 
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
-POINT = "SERVE--max_num_seqs=4-BENCH--max_concurrency=2-num_prompts=8"
-FILES = {"run=0.json": "vllm/vllm0.25.1_bench_sweep_run0_opt125m_c2.json",
-         "run=1.json": "vllm/vllm0.25.1_bench_sweep_run1_opt125m_c2_seqs4.json",
-         "summary.json": "vllm/vllm0.25.1_bench_sweep_summary_2runs_c2.json"}
 PEAKS = (R.MAX_OUTPUT_TOKENS_PER_S, R.MAX_CONCURRENT_REQUESTS)  # no column holds them
 # bench_serving of May 2025: no total_throughput on its lines, so the total is input plus output (s43b)
 SGLANG_NO_TOTAL = "sglang/sglang2025-05_qwen2.5-vl-3b_in512_out32_20prompts_c2_c32_c256_trimmed.jsonl"
-
-
-def _point(root, *names):
-    point = root / "experiment" / POINT
-    point.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        shutil.copyfile(REAL / FILES[name], point / name)
-    return point
 
 
 def _ingest(capsys, db, path, warned: bool = False) -> list[str]:
