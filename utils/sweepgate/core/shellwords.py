@@ -1113,7 +1113,9 @@ def _looped(loops: list[tuple[int, int, str, list[str]]], at: int, word: str, va
     for body, end, name, listed in reversed(loops):
         named = re.compile(rf'\$(?:{name}(?!\w)|\{{{name}\}})')
         if body <= at < end and variables.get(name) is None and named.search(word):
-            out = [named.sub(lambda _, each=each: each, word) for each in listed]
+            # (a list's word stands in a use's double quotes as it was written: its quotes and globs are its own)
+            out = [named.sub(lambda m, each=each: f'"{each}"' if _scanned(word[:m.start()])[1] == '"' else each, word)
+                   for each in listed]
             return [deeper for each in out for deeper in (
                 _looped(loops, at, each, variables, depth + 1) if depth < _LOOPED_DEPTH else None) or [each]]
     return None
@@ -1127,6 +1129,51 @@ def _bare(word: str) -> str:
     return word.replace('"', "").replace("'", "")
 
 
+# A glob's character in quotes (`"x*"`, `'[0-9]'`, `$'?'`) or after a `\\` is literal text: bash never expands it.
+# ``_quoted_globs_masked`` writes each so as a character no path holds, and a pattern matches it as itself.
+_MASKS = {"*": "\x01", "?": "\x02", "[": "\x03"}
+_MASKED_AS_LITERAL = str.maketrans({mask: f"[{glob}]" for glob, mask in _MASKS.items()})
+
+
+def _quoted_globs_masked(word: str) -> str:
+    """``_bare(word)`` (its quote characters taken out, each of the others kept) with each glob character (``_MASKS``)
+    bash reads as literal text written as its mask: one inside single or double quotes or `$'…'`, or after a `\\`
+    outside single quotes. A word whose quotes do not close is returned as ``_bare`` gives it: every glob character
+    in it is then a glob (what a glob matches is read, never fewer files)."""
+    out, quote = _scanned(word)
+    return _bare(word) if quote else out
+
+
+def _scanned(word: str) -> tuple[str, str]:
+    """``_quoted_globs_masked``'s text of ``word``, and the quote open at its end ("" for none, `"`, `'`, `$'`)."""
+    out: list[str] = []
+    quote, i = "", 0
+    while i < len(word):
+        char = word[i]
+        if char == "\\" and quote != "'" and i + 1 < len(word):
+            escaped = word[i + 1]
+            if quote == '"' and escaped not in '"\\$`':
+                out.append(char)  # (in double quotes a backslash before another character is itself)
+            else:
+                out.append(char)
+                escaped = _MASKS.get(escaped, escaped) if escaped not in "\"'" else ""
+                out.append(escaped)
+                i += 2
+                continue
+        elif not quote and char == "$" and word.startswith("'", i + 1):
+            quote, i = "$'", i + 2
+            out.append(char)
+            continue
+        elif char in "\"'" and (not quote or quote == char or quote == "$'" and char == "'"):
+            quote = "" if quote else char
+        elif char in "\"'":
+            pass  # (a quote character inside the other quotes: literal, but ``_bare`` takes it out too)
+        else:
+            out.append(_MASKS.get(char, char) if quote else char)
+        i += 1
+    return "".join(out), quote
+
+
 def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | tuple | bool":
     """Where the files a path with a glob in its names (`*`, `?`, `[`: `"$D"/*.sh`, `shared/x-*.sh`) matches are, read
     with ``variables`` (the working folder among them): a place whose path holds the glob from its first name with
@@ -1134,14 +1181,15 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     names before the glob are written (`"$GITHUB_WORKSPACE"/shared/*.sh`, the workspace may be moved: every tracked
     file matching its end, ``identity.tail_files``); () for one outside the checkout (`/etc/profile.d/*.sh`); None
     where only the run knows the folder and no name before the glob is written; False for a path with no glob."""
-    bare = _bare(word)
-    names = bare.split("/")
+    bare, masked = _bare(word), _quoted_globs_masked(word)
+    names = masked.split("/")
     k = next((k for k, name in enumerate(names) if _GLOB.search(_AN_EXPANSION.sub("", name))), None)
     if k is None:
         return False
     if _OUTSIDE.match(bare):
         return ()
-    prefix, pattern = "/".join(names[:k]), _AN_EXPANSION.sub("*", "/".join(names[k:]))
+    prefix = bare[:len("/".join(names[:k]))]
+    pattern = _AN_EXPANSION.sub("*", "/".join(names[k:])).translate(_MASKED_AS_LITERAL)
     head = (_cwd(variables) if not prefix else _from_cwd(_cwd(variables), prefix) if _LITERAL.fullmatch(prefix)
             else _place(prefix, variables))
     if head is None and (tail := _tail(_TAIL.search(prefix))):  # `"$GITHUB_WORKSPACE"/shared/*.sh`: its written end
