@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import pytest
 from test_identity_reads_s42b import LAUNCHER, _each_read_is_hashed, _run, _says
+from test_reuse import M_ROW
 from test_unknown_prefix_s39u import _checkout, _identity
 
-from sweepgate.core import shellwords
+from sweepgate.core import identity, shellwords
 
 # the run's own folder (the working folder only the run knows), then the job's id taken out of a line of text
 INTO_THE_RUN_S_FOLDER = 'source "$GITHUB_WORKSPACE/shared/env.sh"\ncd "$(mktemp -d)" || exit 1\nOUT="Job 42 ok"\n'
@@ -69,3 +70,11 @@ def test_a_quoted_glob_character_in_a_glob_s_pattern_matches_itself(tmp_path):
     first = _identity(repo)
     repo.write("shared/xa-1.sh", repo.read("shared/xa-1.sh") + b"\n# changed\n")
     assert _identity(repo) == first
+
+
+def test_the_blind_spot_of_a_loop_s_glob_shows_the_list_s_word_as_written(tmp_path):
+    """`for f in "$D"/*; do cat "$f"; done`: the line says `"$D"/*`, the word the loop's list holds, whichever
+    quotes the use of `$f` has."""
+    repo = _checkout(tmp_path, {LAUNCHER: '#!/usr/bin/env bash\nfor f in "$D"/*; do cat "$f"; done\n'})
+    _, blind = identity.identities_and_blind([M_ROW], {}, identity.read_tree(str(repo.path)))
+    assert [str(cause) for cause in blind] == [f'{LAUNCHER}:2: runs "$D"/*']

@@ -1114,8 +1114,9 @@ def _looped(loops: list[tuple[int, int, str, list[str]]], at: int, word: str, va
         named = re.compile(rf'\$(?:{name}(?!\w)|\{{{name}\}})')
         if body <= at < end and variables.get(name) is None and named.search(word):
             # (a list's word stands in a use's double quotes as it was written: its quotes and globs are its own)
-            out = [named.sub(lambda m, each=each: f'"{each}"' if _scanned(word[:m.start()])[1] == '"' else each, word)
-                   for each in listed]
+            out = [_without_empty_quotes(named.sub(
+                lambda m, each=each: f'"{each}"' if _scanned(word[:m.start()])[1] == '"' else each, word))
+                for each in listed]
             return [deeper for each in out for deeper in (
                 _looped(loops, at, each, variables, depth + 1) if depth < _LOOPED_DEPTH else None) or [each]]
     return None
@@ -1142,6 +1143,31 @@ def _quoted_globs_masked(word: str) -> str:
     in it is then a glob (what a glob matches is read, never fewer files)."""
     out, quote = _scanned(word)
     return _bare(word) if quote else out
+
+
+def _without_empty_quotes(word: str) -> str:
+    """``word`` without each `""` outside quotes (an empty string beside other text adds nothing to it): `""$D"/*"`
+    is `"$D"/*`. A word of nothing else stays as it is (an empty word), and so does a `$""` (a translated string)."""
+    out, quote, i = [], "", 0
+    while i < len(word):
+        char = word[i]
+        if not quote and word.startswith('""', i) and len(word) > 2 and not word.startswith("$", i - 1 if i else 0):
+            i += 2
+            continue
+        if char == "\\" and quote != "'":
+            out.append(word[i:i + 2])
+            i += 2
+            continue
+        if not quote and char == "$" and word.startswith("'", i + 1):
+            quote = "$'"
+            out.append("$'")
+            i += 2
+            continue
+        if char in "\"'" and (not quote or quote == char or quote == "$'" and char == "'"):
+            quote = "" if quote else char
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def _scanned(word: str) -> tuple[str, str]:
