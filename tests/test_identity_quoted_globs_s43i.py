@@ -53,14 +53,17 @@ def test_a_word_with_an_unquoted_glob_where_only_the_run_knows_the_folder_still_
     assert _identity(repo) is None
 
 
-@pytest.mark.parametrize(("word", "glob"), [
-    ('"$D"/*.sh', True), ('"$D/*.sh"', False), ("'x*'", False), ('x\\*', False), ("$'x*'", False),
-    ('x"*"*', True), ('"unclosed*', True), ('"a\\"*"', False), ("'a\"'*", True),
+@pytest.mark.parametrize(("word", "pattern"), [
+    ('shared/*.sh', "shared/*.sh"), ('"$GITHUB_WORKSPACE"/shared/*.sh', "shared/*.sh"), ('"shared/*.sh"', "shared/[*].sh"),
+    ("'x*'", "x[*]"), ('x\\*', "x[*]"), ("$'x*'", "x[*]"), ('x"*"*', "x[*]*"), ('"unclosed*', "unclosed*"),
+    ('"a\\"*"', 'a"[*]'), ("'a[0-9]'?", "a[[]0-9]?"), ('"$D/*.sh"', False),
 ])
-def test_only_a_glob_character_outside_quotes_is_a_glob(word, glob):
-    """What bash expands: the `*` of `"$D"/*.sh` but not of `"$D/*.sh"`; a word whose quotes do not close keeps
-    every glob character a glob (reading more files than bash costs a reuse at most)."""
-    assert (shellwords._globbed(word, {}) is not False) is glob
+def test_only_a_glob_character_outside_quotes_is_a_glob(word, pattern):
+    """What bash expands: the `*` of `"$D"/*.sh` but not of `"$D/*.sh"` (a path only the run knows, read as one),
+    nor of `"shared/*.sh"`, the one file of that name; a word whose quotes do not close keeps every glob character
+    a glob (reading more files than bash does costs a reuse at most)."""
+    found = shellwords._globbed(word, {shellwords._CWD: shellwords.TOP_CWD})
+    assert (found and found[1]) == pattern
 
 
 def test_a_quoted_glob_character_in_a_glob_s_pattern_matches_itself(tmp_path):
@@ -78,3 +81,12 @@ def test_the_blind_spot_of_a_loop_s_glob_shows_the_list_s_word_as_written(tmp_pa
     repo = _checkout(tmp_path, {LAUNCHER: '#!/usr/bin/env bash\nfor f in "$D"/*; do cat "$f"; done\n'})
     _, blind = identity.identities_and_blind([M_ROW], {}, identity.read_tree(str(repo.path)))
     assert [str(cause) for cause in blind] == [f'{LAUNCHER}:2: runs "$D"/*']
+
+
+def test_a_file_named_with_a_glob_character_a_quoted_word_names_is_hashed(tmp_path):
+    """`cat "shared/*.json"` reads the one file of that name (a `*` in it), never shared/a.json."""
+    repo = _each_read_is_hashed(tmp_path, 'cat "shared/*.json"\n', {"shared/*.json": None, "shared/a.json": None},
+                                ["shared/*.json"])
+    first = _identity(repo)
+    repo.write("shared/a.json", repo.read("shared/a.json") + b"\n# changed\n")
+    assert _identity(repo) == first

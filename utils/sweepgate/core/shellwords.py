@@ -1132,8 +1132,12 @@ def _bare(word: str) -> str:
 
 # A glob's character in quotes (`"x*"`, `'[0-9]'`, `$'?'`) or after a `\\` is literal text: bash never expands it.
 # ``_quoted_globs_masked`` writes each so as a character no path holds, and a pattern matches it as itself.
+# A `\` bash takes out (one quoting the next character) and the `$` of a `$'…'` are written as ``_UNSAID``: no part
+# of a name (``_bare`` keeps them, so the two texts stay as long).
 _MASKS = {"*": "\x01", "?": "\x02", "[": "\x03"}
-_MASKED_AS_LITERAL = str.maketrans({mask: f"[{glob}]" for glob, mask in _MASKS.items()})
+_UNSAID = "\x04"
+_MASKED_AS_LITERAL = str.maketrans({_UNSAID: "", **{mask: f"[{glob}]" for glob, mask in _MASKS.items()}})
+_MASKED_AS_GLOBS = str.maketrans({_UNSAID: "", **{mask: glob for glob, mask in _MASKS.items()}})
 
 
 def _quoted_globs_masked(word: str) -> str:
@@ -1181,14 +1185,14 @@ def _scanned(word: str) -> tuple[str, str]:
             if quote == '"' and escaped not in '"\\$`':
                 out.append(char)  # (in double quotes a backslash before another character is itself)
             else:
-                out.append(char)
-                escaped = _MASKS.get(escaped, escaped) if escaped not in "\"'" else ""
-                out.append(escaped)
+                # (a quote character so is itself, in the place of the backslash: ``_bare`` takes the quote out)
+                out += ([escaped] if escaped in "\"'"
+                        else [char if quote == "$'" else _UNSAID, _MASKS.get(escaped, escaped)])
                 i += 2
                 continue
         elif not quote and char == "$" and word.startswith("'", i + 1):
             quote, i = "$'", i + 2
-            out.append(char)
+            out.append(_UNSAID)
             continue
         elif char in "\"'" and (not quote or quote == char or quote == "$'" and char == "'"):
             quote = "" if quote else char
@@ -1206,12 +1210,17 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     one (an expansion there matches any name, `*`), TOP or FOLDER, or TAIL where only the run knows the start but
     names before the glob are written (`"$GITHUB_WORKSPACE"/shared/*.sh`, the workspace may be moved: every tracked
     file matching its end, ``identity.tail_files``); () for one outside the checkout (`/etc/profile.d/*.sh`); None
-    where only the run knows the folder and no name before the glob is written; False for a path with no glob."""
+    where only the run knows the folder and no name before the glob is written; False for a path with no glob.
+    A path whose glob characters are all literal (``_quoted_globs_masked``: `"x*.sh"`) names one file, matched so, as
+    a relative path is where only the run knows the folder (TAIL: every tracked file of that name); False where a
+    variable only the run knows starts it (read as any path so is)."""
     bare, masked = _bare(word), _quoted_globs_masked(word)
-    names = masked.split("/")
-    k = next((k for k, name in enumerate(names) if _GLOB.search(_AN_EXPANSION.sub("", name))), None)
+    names = [_AN_EXPANSION.sub("", name) for name in masked.split("/")]
+    literal = not any(_GLOB.search(name) for name in names)
+    k = next((k for k, name in enumerate(names) if _GLOB.search(name.translate(_MASKED_AS_GLOBS))), None)
     if k is None:
         return False
+    names = masked.split("/")
     if _OUTSIDE.match(bare):
         return ()
     prefix = bare[:len("/".join(names[:k]))]
@@ -1221,7 +1230,7 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     if head is None and (tail := _tail(_TAIL.search(prefix))):  # `"$GITHUB_WORKSPACE"/shared/*.sh`: its written end
         head = (TAIL, tail)
     if head is None or head[0] == SELF or head[0] == TAIL and not head[1]:
-        return None
+        return (False if prefix else (TAIL, posixpath.normpath(pattern))) if literal else None
     place = posixpath.normpath(posixpath.join(head[1] or ".", pattern))
     return () if head[0] == TOP and place.startswith("../") else (head[0], place)
 
