@@ -114,7 +114,11 @@ def test_each_case_really_reads_its_files(tmp_path, case):
     assert set(read) <= set(_run(repo)), _run(repo)
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, marks=pytest.mark.xfail(
+# The probe's cases the identity has seen since (each now a plain test: an edit changes the identity)
+SEEN = frozenset({"trap 'source x.sh' EXIT"})
+
+
+@pytest.mark.parametrize("case", [pytest.param(case, marks=() if case in SEEN else pytest.mark.xfail(
     strict=True, reason=f"stale: {case}: an edit to a file the job reads keeps the row's identity")) for case in STALE])
 def test_an_edit_to_a_file_the_job_reads_changes_the_identity(tmp_path, case):
     """Each file the run read, edited: the row's identity changes, or the row has none (a blind spot, never stale)."""

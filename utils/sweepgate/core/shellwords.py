@@ -176,7 +176,7 @@ _INTERPRETER_NAME = r'(?:' + _PYTHON_NAME + '|' + _SHELL_NAME + ')'
 # `eval`, as a word of the code; the string follows
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
                              r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
-                             r'|(?P<eval>eval))(?=[ \t])')
+                             r'|(?P<eval>eval)|(?P<trap>trap))(?=[ \t])')
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
 _SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*' + _SHELL_NAME + r'(?![\w./-])'
 _SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
@@ -499,16 +499,16 @@ def _at_command_start(code, at: int) -> bool:
 
 def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
     """Each command string ``text`` runs whose text is there to read: the word after `-c` of a shell (`bash -c
-    "..."`, `sh -c '...'`, `srun ... /bin/bash -lc "..."`) and the words of an `eval` whose first word is quoted
-    (`eval "source X"`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it
+    "..."`, `sh -c '...'`, `srun ... /bin/bash -lc "..."`), the words of an `eval` whose first word is quoted
+    (`eval "source X"`) and a `trap`'s quoted first word, the command it runs on a signal (`trap 'source X' EXIT`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it
     (quotes removed, a `\\` in double quotes taken), the offset in ``text`` of each of its characters, and whether
     it is a shell's string all in single quotes (its `$0` is no script's)."""
     out = []
     for m in _STRING_COMMAND.finditer(code):
-        if m["eval"] and not _at_command_start(code, m.start()):
+        if (m["eval"] or m["trap"]) and not _at_command_start(code, m.start()):
             continue  # `echo eval 'source x'`: an argument
         at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
-        if m["eval"] and not (text.startswith(("'", '"', "$'"), at)):
+        if (m["eval"] or m["trap"]) and not (text.startswith(("'", '"', "$'"), at)):
             continue
         words, ends = [], at
         while ends < len(text) and (word := _word(text, ends)):
