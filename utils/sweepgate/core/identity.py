@@ -25,7 +25,7 @@ import re
 from typing import Callable
 
 from sweepgate.core import fields as F
-from sweepgate.core import shellwords
+from sweepgate.core import pyimports, recipes, shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
 from sweepgate.core.recipes import (MULTINODE_PARTS, argument_paths, bare_names, ending_in, globbed, helper_folders,
@@ -284,6 +284,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
         todo = list(dict.fromkeys(more)) or _read_runs(shell_files(out, folders), blobs, tracked, folders, take, more)
+        todo = todo or _read_imports(list(out), blobs, tracked, folders, take, more)  # (a Python file's modules)
     if tailed and _workspace_moved(shell_files(out, folders), blobs):  # the workspace set: it may be in any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -312,6 +313,42 @@ def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                  for end, absolute in folders_on_path]
     _read_tails([(rest, absolute, TOP_CWD) for rest, absolute in dict.fromkeys(ends)], take, blobs, tracked, folders)
     return list(dict.fromkeys(more))
+
+
+def _read_imports(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
+                  take: Callable[[list[str]], None], more: list[str]) -> list[str]:
+    """``take`` (``tail_files``) the tracked modules the Python of ``files`` imports, and theirs (``core.pyimports``):
+    each `.py` file of ``files`` as a script run (sys.path[0] its folder), and what a shell file of them gives python
+    to run (`python3 -m MOD`, `-c CODE`, a heredoc), from each working folder it may be in there (the top, a folder
+    it starts in or `cd`s to); each searching too the folders a PYTHONPATH of theirs names. Give what that adds to
+    ``more``."""
+    def text_of(path: str) -> str | None:
+        return None if blobs.get(path) is None else blobs[path].decode("utf-8", "replace")
+    shells, scripts, starts, paths = shell_files(files, folders), [], [], []
+    for path in shells:
+        if path.endswith(".py") or (text := text_of(path)) is None:
+            continue
+        modules, codes, pythonpath = pyimports.shell_python(text)
+        cwds = _python_cwds(path, text, folders)
+        paths += [pyimports._in(cwd, each) for cwd in cwds for each in pythonpath]
+        code = [*(f"import {m}\nimport {m}.__main__\n" for m in modules), *codes]
+        scripts += [(each, cwd) for each in code for cwd in cwds]
+    # (code given on `-c` or standard input: sys.path[0] is the working folder, its name one no file has)
+    scripts = [(posixpath.join(cwd, f"-{k}"), each, [cwd, *paths]) for k, (each, cwd) in enumerate(scripts)]
+    starts = [(path, None, [posixpath.dirname(path), *paths]) for path in files if path.endswith(".py")]
+    take(pyimports.followed(starts + scripts, text_of, tracked.holds, tracked.under))
+    return list(dict.fromkeys(more))
+
+
+def _python_cwds(path: str, text: str, folders: dict[str, list]) -> list[str]:
+    """The working folders (checkout paths) python may start in from the shell file ``path``: the top, each it starts
+    in, each a `cd` in it goes to."""
+    cwds = [""]
+    for start in folders.get(path) or [(TOP_CWD, ())]:
+        read = recipes._shell_reading(text, *start)
+        places = [start[0], *(recipes._site(posixpath.dirname(path), place) for _, place, _ in read.moved)]
+        cwds += [place[1] for place in places if place and place[0] == shellwords.TOP]
+    return list(dict.fromkeys(cwds))
 
 
 def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
