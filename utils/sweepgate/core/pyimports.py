@@ -20,6 +20,7 @@ Standard library only: no layer of sweepgate is imported here."""
 from __future__ import annotations
 
 import ast
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -38,8 +39,10 @@ class Names:
     beside: list[str] = field(default_factory=list)
 
 
+@functools.lru_cache(maxsize=1024)
 def names(text: str) -> Names | None:
-    """The ``Names`` of the Python ``text``; None when it does not parse."""
+    """The ``Names`` of the Python ``text``; None when it does not parse. Once per text (``tail_files`` asks again
+    each round; nothing changes a ``Names`` once made)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -220,7 +223,8 @@ def followed(starts: list[tuple[str, str | None, list[str]]], text_of: Callable[
 _PYTHON = r'(?<![\w./-])(?:[\w.-]*/)*python[\d.]*'
 _MODULE = re.compile(_PYTHON + r'(?:[ \t]+-[A-Za-z]+)*?[ \t]+-m[ \t]*[\'"]?(?P<module>[\w.]+)')
 _COMMAND = re.compile(_PYTHON + r'(?:[ \t]+-[A-Za-z]+)*?[ \t]+-c[ \t]*(?:\'(?P<single>[^\']*)\'|"(?P<double>[^"]*)")')
-_HEREDOC = re.compile(_PYTHON + r'[^\n]*?<<-?[ \t]*(?P<q>[\'"]?)(?P<end>\w+)(?P=q)[^\n]*\n')
+# (python's options alone before it, or `-`: `python3 x.py <<EOF` gives x.py data, not code)
+_HEREDOC = re.compile(_PYTHON + r'(?:[ \t]+-[A-Za-z]*)*[ \t]*<<(?P<dash>-?)[ \t]*(?P<q>[\'"]?)(?P<end>\w+)(?P=q)[^\n]*\n')
 
 
 # an assignment of PYTHONPATH (`export PYTHONPATH=utils:$PYTHONPATH`, `PYTHONPATH="$PWD/utils" cmd`), its value
@@ -240,5 +244,6 @@ def shell_python(text: str) -> tuple[list[str], list[str], list[str]]:
     codes = [m["single"] if m["single"] is not None else m["double"] for m in _COMMAND.finditer(text)]
     for m in _HEREDOC.finditer(text):
         end = re.compile(rf'^[ \t]*{re.escape(m["end"])}[ \t]*$', re.MULTILINE).search(text, m.end())
-        codes.append(text[m.end():end.start() if end else len(text)])
+        body = text[m.end():end.start() if end else len(text)]
+        codes.append(re.sub(r'(?m)^\t+', "", body) if m["dash"] else body)  # (`<<-` strips leading tabs)
     return modules, codes, [folder for folder in folders if folder != ".." and not folder.startswith("../")]
