@@ -121,3 +121,26 @@ def test_the_sibling_really_is_opened_by_python(tmp_path):
     assert any("shared/helper.py" in line and "= -1" not in line for line in out.stderr.splitlines()), out.stderr
     assert pyimports.followed([("shared/run.py", None, ["shared"])], lambda p: repo.read(p).decode(),
                               lambda p: (repo.path / p).is_file(), lambda folder: []) == ["shared/helper.py"]
+
+
+def test_a_tab_stripped_heredoc_on_pythons_input_is_its_code(tmp_path):
+    files = {"shared/m.py": None}
+    _each_read_is_hashed(tmp_path, "cd shared\npython3 - <<-EOF\n\timport m\n\tEOF\n", files, ["shared/m.py"])
+
+
+def test_a_heredoc_given_to_a_script_is_its_data_not_code(tmp_path):
+    """`python3 x.py <<EOF` feeds x.py text: not read as Python (nor, unparsed, as every .py of the folder)."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\npython3 shared/run.py <<EOF\nnot python at all\nEOF\n",
+                                "shared/run.py": "import sys\nsys.stdin.read()\n", "top.py": "x = 1\n"})
+    first = _identity(repo)
+    assert first is not None
+    repo.write("top.py", "x = 2\n")
+    assert _identity(repo) == first
+
+
+def test_a_script_at_the_top_python_cannot_parse_hashes_the_tops_python_files(tmp_path):
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\npython3 run.py\n",
+                                "run.py": "import helper\nprint 'py2'\n", "helper.py": "x = 1\n"})
+    first = _identity(repo)
+    repo.write("helper.py", "x = 2\n")
+    assert first is not None and _identity(repo) != first

@@ -336,7 +336,8 @@ def _read_imports(files: list[str], blobs: Blobs, tracked: Tracked, folders: dic
     # (code given on `-c` or standard input: sys.path[0] is the working folder, its name one no file has)
     scripts = [(posixpath.join(cwd, f"-{k}"), each, [cwd, *paths]) for k, (each, cwd) in enumerate(scripts)]
     starts = [(path, None, [posixpath.dirname(path), *paths]) for path in files if path.endswith(".py")]
-    take(pyimports.followed(starts + scripts, text_of, tracked.holds, tracked.under))
+    take(pyimports.followed(starts + scripts, text_of, tracked.holds,
+                            lambda folder: tracked.under(folder) if folder else tracked.matching("*", True)))
     return list(dict.fromkeys(more))
 
 
