@@ -284,7 +284,6 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
         todo = list(dict.fromkeys(more)) or _read_runs(shell_files(out, folders), blobs, tracked, folders, take, more)
-        todo = todo or _read_imports(list(out), blobs, tracked, folders, take, more)  # (a Python file's modules)
     if tailed and _workspace_moved(shell_files(out, folders), blobs):  # the workspace set: it may be in any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -312,7 +311,8 @@ def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         ends += [(f"{end}/{name}" if end else name, absolute) for name in bare_names(files, blobs)
                  for end, absolute in folders_on_path]
     _read_tails([(rest, absolute, TOP_CWD) for rest, absolute in dict.fromkeys(ends)], take, blobs, tracked, folders)
-    return list(dict.fromkeys(more))
+    # then, all else read, the tracked modules their Python imports
+    return list(dict.fromkeys(more)) or _read_imports(files, blobs, tracked, folders, take, more)
 
 
 def _read_imports(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
