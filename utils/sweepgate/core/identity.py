@@ -330,7 +330,7 @@ def _read_imports(files: list[str], blobs: Blobs, tracked: Tracked, folders: dic
             continue
         modules, codes, pythonpath = pyimports.shell_python(text)
         cwds = _python_cwds(path, text, folders)
-        paths += [pyimports._in(cwd, each) for cwd in cwds for each in pythonpath]
+        paths += [pyimports.within(cwd, each) for cwd in cwds for each in pythonpath]
         code = [*(f"import {m}\nimport {m}.__main__\n" for m in modules), *codes]
         scripts += [(each, cwd) for each in code for cwd in cwds]
     # (code given on `-c` or standard input: sys.path[0] is the working folder, its name one no file has)

@@ -135,7 +135,8 @@ def _joined(places: list[tuple[str, str] | None]) -> tuple[str, str] | None:
     return kind, "" if path == "." else path
 
 
-def _in(folder: str, rest: str) -> str:
+def within(folder: str, rest: str) -> str:
+    """``rest`` from the checkout folder ``folder``, normalized (the top is "")."""
     path = posixpath.normpath(posixpath.join(folder or ".", rest))
     return "" if path == "." else path
 
@@ -146,7 +147,7 @@ def _module_files(root: str, dotted: str) -> list[str]:
     parts = [part for part in dotted.split(".") if part]
     out = []
     for k in range(1, len(parts) + 1):
-        stem = _in(root, "/".join(parts[:k]))
+        stem = within(root, "/".join(parts[:k]))
         out += [f"{stem}/__init__.py"] + ([f"{stem}.py"] if k == len(parts) else [])
     return out
 
@@ -159,7 +160,7 @@ def imported(path: str, found: Names, roots: Iterable[str]) -> list[str]:
     out: list[str] = []
     for level, module, froms in found.imports:
         if level:  # from the file's own package, up level-1 folders
-            bases = [_in(folder, "/".join([".."] * (level - 1)) or ".")]
+            bases = [within(folder, "/".join([".."] * (level - 1)) or ".")]
             if bases[0] == ".." or bases[0].startswith("../"):
                 continue
             out += [f"{bases[0]}/__init__.py" if bases[0] else "__init__.py"]
@@ -178,7 +179,7 @@ def added(path: str, found: Names, cwds: Iterable[str]) -> list[str]:
     ``cwds`` for a relative string."""
     folder, out = posixpath.dirname(path), []
     for kind, rest in found.path_added:
-        out += [_in(folder, rest)] if kind == FILE else [_in(cwd, rest) for cwd in cwds]
+        out += [within(folder, rest)] if kind == FILE else [within(cwd, rest) for cwd in cwds]
     return [p for p in out if p != ".." and not p.startswith("../")]
 
 
@@ -209,7 +210,7 @@ def followed(starts: list[tuple[str, str | None, list[str]]], text_of: Callable[
             more = [p for p in imported(path, found, roots) if holds(p)]
             roots = list(dict.fromkeys([*roots, *added(path, found, roots)]))
             for rest in found.beside:
-                beside = _in(folder, rest)
+                beside = within(folder, rest)
                 more += [beside] if holds(beside) else under(beside) if beside and not beside.startswith("..") else []
         for each in more:
             if each not in out:
@@ -238,7 +239,7 @@ def shell_python(text: str) -> tuple[list[str], list[str], list[str]]:
     input (`python3 - <<'EOF'`, `python3 <<EOF`), in order, and each relative folder a PYTHONPATH it assigns names
     (`utils` for `PYTHONPATH="$PWD/utils:$PYTHONPATH"`; a part that starts where only the run knows: none)."""
     modules = [m["module"] for m in _MODULE.finditer(text)]
-    folders = [_in("", _HERE.sub("", part)) for m in _PYTHONPATH.finditer(text) for part in m["value"].split(":")
+    folders = [within("", _HERE.sub("", part)) for m in _PYTHONPATH.finditer(text) for part in m["value"].split(":")
                if part and "$" not in _HERE.sub("", part) and "`" not in _HERE.sub("", part)
                and not part.startswith(("/", "~"))]
     codes = [m["single"] if m["single"] is not None else m["double"] for m in _COMMAND.finditer(text)]
