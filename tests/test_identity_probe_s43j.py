@@ -119,7 +119,10 @@ def test_each_case_really_reads_its_files(tmp_path, case):
 PASSING = {"python3 x.py imports a sibling module", "python3 x.py imports a sibling package",
            "python3 -m pkg.mod from the top", "export PYTHONPATH=$PWD/utils; python3 -m mod", "cd shared; python3 -m mod",
            "python3 heredoc: sys.path.insert; import", "python3 x.py opens a file beside __file__",
-           "trap 'source x.sh' EXIT"}
+           "trap 'source x.sh' EXIT",
+           # s43n: a find's matches an interpreter runs, a makefile, a function's parameter run
+           "find shared -exec bash {} ;", "find shared | xargs -I{} bash {}", "make -C shared", "cd shared && make",
+           'run() { bash "$1"; }; run shared/x.sh (what x.sh sources)'}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=[] if case in PASSING else pytest.mark.xfail(

@@ -1533,7 +1533,17 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     found: dict[tuple[int, Place, Place | None], None] = {}
     named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
-    unseen: dict[tuple[int, str], None] = dict.fromkeys(_fed_by_xargs(text, code))
+    finds = _found_runs(text, code)
+    named_finds = {fed for _, names, _, fed in finds if names is not None}
+    unseen: dict[tuple[int, str], None] = dict.fromkeys(fed for fed in _fed_by_xargs(text, code)
+                                                        if fed[0] not in named_finds)
+    for at, names, execdir, _ in finds:  # every tracked file a `-name` matches, run from the working folder there
+        if names is None:
+            said = text[at:text.find("\n", at) % (len(text) + 1)]
+            unseen[at, said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."] = None
+        for name in names or ():
+            read.globs.append((at, (TAIL, name)))
+            read.glob_sites.append(None if execdir or _run_elsewhere(code, spans, at) else _cwd_at(moved, at, start))
     listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
     for at, written in sorted(set(words)):
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
@@ -1637,11 +1647,35 @@ def _ran_words(text: str, code: str, literal, spans=()
               and _with_an_interpreter(text, ends, m.start(), m.end())]
     arguments, commands = _argument_words(text, code, literal)
     words += commands
+    called = _called_with(code, spans, [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)])
+    words += [(at, word) for at, word in arguments if any(begin <= at < end for begin, end in called)]
     ran = {at for at, _ in words}
     taken = ran | {at for at, _ in read}
     arguments = [(at, word) for at, word in arguments if at not in taken]
     named = {at for at, _ in arguments}
-    return words + read + arguments, elsewhere, data - ran | named, named
+    made = _makefiles(text, code)
+    elsewhere |= {at for at, _ in made if _run_elsewhere(code, spans, at)}
+    return words + read + arguments + made, elsewhere, data - ran | named | {at for at, _ in made}, named
+
+
+# A positional parameter as a word (`"$1"`, `${2}`, `"$@"`): in a function's body, a word of where it is called
+_POSITIONAL_WORD = re.compile(r'"?\$(?:[1-9*@]|\{(?:[1-9]|[*@])\})"?')
+
+
+def _called_with(code: str, spans, running: list[int]) -> list[tuple[int, int]]:
+    """Where the words stand of each call of a function whose body runs a positional parameter (``running``: the
+    offsets of the interpreters' words that are one: `run() { bash "$1"; }; run shared/x.sh`): each from the
+    function's name to its pipeline's end, after the body (``shellflow``'s FUNCTION regions). Each word there is read
+    as a file run (what it sources followed), whichever parameter the body runs: more than bash runs, never less."""
+    if not running:
+        return []
+    found = []
+    for r in shellflow.regions(code, spans):
+        if r.kind == shellflow.FUNCTION and r.name and any(r.start <= at < r.end for at in running):
+            for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?=[ \t])').finditer(code, r.end, r.reach):
+                if _at_command_start(code, m.start()):
+                    found.append((m.end(), e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)))
+    return found
 
 
 # The commands whose words name no file a program opens: a `cd` (a folder), a `source` (read as shell), a loop's or a
@@ -1808,6 +1842,101 @@ def _fed_by_xargs(text: str, code: str) -> list[tuple[int, str]]:
                 said = text[m.start():w.end()]
                 found.append((m.start(), said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."))
                 break
+    return found
+
+
+# A `find` whose matches an interpreter runs: by its `-exec`/`-execdir` (`find shared -name y.sh -exec bash {} \;`,
+# `+`), or by an `xargs` its output feeds (`find shared -name y.sh | xargs -I{} bash {}`). Each file run is one the
+# find matches: read as every tracked file a `-name` pattern matches by its name, anywhere in the checkout (more than
+# the start folders hold: hashing more costs a reuse at most, and a start folder only the run knows needs no reading);
+# one with no `-name`, or a test that matches on more than a name (`-path`, `-regex`, `-iname`, a `!`/`-not`), is
+# one only the run knows (``Reading.unseen``)
+_FIND = re.compile(r'(?<![\w./$-])find(?![\w./-])')
+_FIND_EXEC = frozenset(("-exec", "-execdir", "-ok", "-okdir"))
+_FIND_BEYOND_A_NAME = frozenset(("-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-iname",
+                                 "-lname", "-ilname", "!", "-not", "-samefile", "-inum", "-links"))
+
+
+def _found_runs(text: str, code: str) -> list[tuple[int, list[str] | None, bool, int]]:
+    """Each `find` of ``text`` (its ``code``) whose matches an interpreter runs (``_FIND``): its offset, its `-name`
+    patterns (quotes taken; None when none, or one only the run knows, or a test beyond a name), whether it runs them
+    from their own folder (`-execdir`: where only the run knows), and the offset of the `xargs` that runs them (-1:
+    its `-exec`)."""
+    found, ends = [], [e.end() for e in _PIPELINE_END.finditer(code)]
+    for m in _FIND.finditer(code):
+        if not _at_command_start(code, m.start()) and not re.search(r'(?:sudo|timeout|nice|time|command|exec|env)'
+                                                                     r'(?:[ \t]+[^\s;&|]+)*[ \t]+\Z',
+                                                                     code[max(0, m.start() - 80):m.start()]):
+            continue
+        at, names, beyond, execdir, ran = m.end(), [], False, False, False
+        while (gap := _WORD_GAP.match(text, at)) and (word := _word(text, at := gap.end())):
+            bare = _bare(word)
+            if bare in _FIND_EXEC:
+                execdir = execdir or bare.endswith("dir")
+                at += len(word)
+                while (gap := _WORD_GAP.match(text, at)) and (each := _word(text, gap.end())):
+                    at = gap.end() + len(each)
+                    if _bare(each).lstrip("\\") in (";", "+"):
+                        break
+                    ran = ran or bool(_INTERPRETER_WORD.fullmatch(_bare(each)))
+                continue
+            if bare == "-name" and (gap := _WORD_GAP.match(text, at + len(word))):
+                pattern = _word(text, gap.end())
+                names.append(_bare(pattern))
+                beyond = beyond or "$" in pattern or "`" in pattern or "/" in _bare(pattern) or not _bare(pattern)
+                at = gap.end() + len(pattern)
+                continue
+            beyond = beyond or bare in _FIND_BEYOND_A_NAME
+            at += len(word)
+        fed = -1
+        if not ran:
+            end = e.start() if (e := _PIPELINE_END.search(code, at)) else len(code)
+            while end < len(code) and code[end] == ";" and code[end - 1] == "\\":  # `\;`: a find's, no end
+                end = e.start() if (e := _PIPELINE_END.search(code, end + 1)) else len(code)
+            pipe = code.find("|", at, end)
+            if pipe < 0 or not (x := _XARGS.search(code, pipe, end)) or not _INTERPRETER_WORD.search(code, x.end(), end):
+                continue
+            fed = x.start()
+        found.append((m.start(), None if beyond or not names else names, execdir, fed))
+    return found
+
+
+# `make` reads its makefile from the folder its `-C` names (`make -C shared`), else the working folder (`cd shared &&
+# make`): `GNUmakefile`, `makefile`, `Makefile` there, or each `-f` file from that folder; what a makefile includes
+# is not followed (a file it names that the checkout has is hashed only where a word of the text names it too)
+_MAKE = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin|sudo|nice|time)[ \t]+)?(?P<make>g?make)'
+                   r'(?=[ \t;&|)]|$)', re.MULTILINE)
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _makefiles(text: str, code: str) -> list[tuple[int, str]]:
+    """The makefile each `make` of ``text`` (its ``code``) reads (``_MAKE``), each at the offset of the last letter of
+    `make` (no other word's), as a word
+    written from the working folder there (`"$D"/Makefile` for `make -C "$D"`): read as data."""
+    found = []
+    for m in _MAKE.finditer(code):
+        at, folder, files, option = m.end("make"), "", [], ""
+        while (gap := _WORD_GAP.match(text, at)) and (word := _word(text, at := gap.end())):
+            at += len(word)
+            bare = _bare(word)
+            if option:
+                value = word
+            elif bare in ("-C", "--directory", "-f", "--file", "--makefile"):
+                option = bare
+                continue
+            elif bare.startswith(("-C", "-f")) and len(bare) > 2 and not bare.startswith("--"):
+                option, value = bare[:2], word[word.index(bare[1]) + 1:]
+            elif bare.startswith(("--directory=", "--file=", "--makefile=")):
+                option, value = bare.split("=", 1)[0], word[word.index("=") + 1:]
+            else:
+                continue
+            if option in ("-C", "--directory"):
+                folder = value if _bare(value).startswith("/") or not folder else f"{folder}/{value}"
+            else:
+                files.append(value)
+            option = ""
+        found += [(m.end("make") - 1, f"{folder}/{name}" if folder and not _bare(name).startswith("/") else name)
+                  for name in files or _MAKEFILES]
     return found
 
 
