@@ -163,3 +163,26 @@ MOUNTED = {
 def test_an_edit_to_a_file_a_container_runs_from_the_mounted_checkout_changes_the_identity(tmp_path, case):
     lines, read = MOUNTED[case]
     _each_edit_changes_the_identity_or_none(_built(tmp_path, lines, XY), read)
+
+
+# s43n: more spellings of the fixed finder, build tool and function cases; each must pass
+VARIANTS = {
+    "find -execdir bash {} ;": ("find shared -name y.sh -execdir bash {} \\;\n", {"shared/y.sh": None}, ["shared/y.sh"]),
+    "find -exec bash {} +": ("find shared -name 'y*.sh' -exec bash {} +\n", {"shared/y.sh": None}, ["shared/y.sh"]),
+    "find | xargs -i bash {}": ("find shared -name y.sh | xargs -i bash {}\n", {"shared/y.sh": None}, ["shared/y.sh"]),
+    "find | xargs -n1 bash": ("find shared -name y.sh | xargs -n1 bash\n", {"shared/y.sh": None}, ["shared/y.sh"]),
+    "find -exec bash {} ; (what it sources)": ("find shared -name x.sh -exec bash {} \\;\n", XY, XY_READ),
+    "make -C shared -f other.mk": ("make -s -C shared -f other.mk\n",
+                                   {"shared/other.mk": MAKEFILE.replace("Makefile", "other.mk")}, ["shared/other.mk"]),
+    "make --directory=shared": ("make -s --directory=shared\n", {"shared/Makefile": MAKEFILE}, ["shared/Makefile"]),
+    'run() { timeout 60 bash "$@"; }; run shared/x.sh': ('run() { timeout 60 bash "$@"; }\nrun shared/x.sh\n', XY,
+                                                         XY_READ),
+}
+
+
+@pytest.mark.parametrize("case", VARIANTS)
+def test_each_variant_reads_its_files_and_an_edit_changes_the_identity(tmp_path, case):
+    lines, files, read = VARIANTS[case]
+    repo = _built(tmp_path, lines, files)
+    assert set(read) <= set(_run(repo)), _run(repo)
+    _each_edit_changes_the_identity_or_none(repo, read)
