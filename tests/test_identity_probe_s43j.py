@@ -167,7 +167,8 @@ def test_an_edit_to_a_file_a_container_runs_from_the_mounted_checkout_changes_th
 
 # s43n: more spellings of the fixed finder, build tool and function cases; each must pass
 VARIANTS = {
-    "find -execdir bash {} ;": ("find shared -name y.sh -execdir bash {} \\;\n", {"shared/y.sh": None}, ["shared/y.sh"]),
+    "find -execdir bash {} ;": ("find shared -name y.sh -execdir bash {} \\;\n", {"shared/y.sh": None},
+                                ["shared/y.sh"]),
     "find -exec bash {} +": ("find shared -name 'y*.sh' -exec bash {} +\n", {"shared/y.sh": None}, ["shared/y.sh"]),
     "find | xargs -i bash {}": ("find shared -name y.sh | xargs -i bash {}\n", {"shared/y.sh": None}, ["shared/y.sh"]),
     "find | xargs -n1 bash": ("find shared -name y.sh | xargs -n1 bash\n", {"shared/y.sh": None}, ["shared/y.sh"]),

@@ -65,7 +65,10 @@ Any other word of a command that names a file (an argument, an option's value af
 `--config c.json`, `CFG=c.json cmd`) is read as data too, its site ``ARGUMENT`` (``_argument_words``: a word only the
 run knows is passed over); a file a reader gives a shell (`cat x | bash`, `bash -c "$(cat x)"`) is a file run. A file
 run, sourced or read through a variable a list read at run time sets (`while read -r f; do bash "$f"; done < list`,
-``_listed``) or fed to an interpreter by `xargs` is one only the run knows (``Reading.unseen``).
+``_listed``) or fed to an interpreter by `xargs` is one only the run knows (``Reading.unseen``); one a `find` runs
+(`-exec bash {} +`, `| xargs -I{} bash {}`) is every tracked file its `-name` matches (``_found_runs``). A `make`
+reads its makefile as data (``_makefiles``), and a function whose body runs `"$1"` runs each word of its calls
+(``_called_with``).
 """
 
 from __future__ import annotations
@@ -1533,17 +1536,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     found: dict[tuple[int, Place, Place | None], None] = {}
     named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
-    finds = _found_runs(text, code)
-    named_finds = {fed for _, names, _, fed in finds if names is not None}
-    unseen: dict[tuple[int, str], None] = dict.fromkeys(fed for fed in _fed_by_xargs(text, code)
-                                                        if fed[0] not in named_finds)
-    for at, names, execdir, _ in finds:  # every tracked file a `-name` matches, run from the working folder there
-        if names is None:
-            said = text[at:text.find("\n", at) % (len(text) + 1)]
-            unseen[at, said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."] = None
-        for name in names or ():
-            read.globs.append((at, (TAIL, name)))
-            read.glob_sites.append(None if execdir or _run_elsewhere(code, spans, at) else _cwd_at(moved, at, start))
+    unseen = _found_run(text, code, read, start, spans)
     listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
     for at, written in sorted(set(words)):
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
@@ -1565,6 +1558,26 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         read.ran_tail_sites.append(cwd)
     read.unseen += list(unseen)
     read.unseen_ran += read.unseen[before:]
+
+
+def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | None],
+               spans) -> dict[tuple[int, str], None]:
+    """What ``text``'s finds run (``_found_runs``) into ``read``: every tracked file a `-name` matches (``Reading.
+    globs``, run from the working folder there, or where only the run knows for `-execdir` or a find run elsewhere);
+    and the files run only the run knows, each an offset and its words as said (``Reading.unseen``): a find's with
+    no `-name` or a test beyond one, an `xargs`' that no find with a `-name` feeds (``_fed_by_xargs``)."""
+    finds = _found_runs(text, code)
+    named = {fed for _, names, _, fed in finds if names is not None}
+    unseen = dict.fromkeys(fed for fed in _fed_by_xargs(text, code) if fed[0] not in named)
+    for at, names, execdir, _ in finds:
+        if names is None:
+            said = text[at:text.find("\n", at) % (len(text) + 1)]
+            unseen[at, said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."] = None
+        for name in names or ():
+            read.globs.append((at, (TAIL, name)))
+            read.glob_sites.append(None if execdir or _run_elsewhere(code, spans, at)
+                                   else _cwd_at(read.moved, at, start))
+    return unseen
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
@@ -1862,7 +1875,7 @@ def _found_runs(text: str, code: str) -> list[tuple[int, list[str] | None, bool,
     patterns (quotes taken; None when none, or one only the run knows, or a test beyond a name), whether it runs them
     from their own folder (`-execdir`: where only the run knows), and the offset of the `xargs` that runs them (-1:
     its `-exec`)."""
-    found, ends = [], [e.end() for e in _PIPELINE_END.finditer(code)]
+    found = []
     for m in _FIND.finditer(code):
         if not _at_command_start(code, m.start()) and not re.search(r'(?:sudo|timeout|nice|time|command|exec|env)'
                                                                      r'(?:[ \t]+[^\s;&|]+)*[ \t]+\Z',
@@ -1894,7 +1907,8 @@ def _found_runs(text: str, code: str) -> list[tuple[int, list[str] | None, bool,
             while end < len(code) and code[end] == ";" and code[end - 1] == "\\":  # `\;`: a find's, no end
                 end = e.start() if (e := _PIPELINE_END.search(code, end + 1)) else len(code)
             pipe = code.find("|", at, end)
-            if pipe < 0 or not (x := _XARGS.search(code, pipe, end)) or not _INTERPRETER_WORD.search(code, x.end(), end):
+            if pipe < 0 or not (x := _XARGS.search(code, pipe, end)) or not _INTERPRETER_WORD.search(
+                    code, x.end(), end):
                 continue
             fed = x.start()
         found.append((m.start(), None if beyond or not names else names, execdir, fed))
