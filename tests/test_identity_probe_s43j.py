@@ -122,7 +122,15 @@ PASSING = {"python3 x.py imports a sibling module", "python3 x.py imports a sibl
            "trap 'source x.sh' EXIT",
            # s43n: a find's matches an interpreter runs, a makefile, a function's parameter run
            "find shared -exec bash {} ;", "find shared | xargs -I{} bash {}", "make -C shared", "cd shared && make",
-           'run() { bash "$1"; }; run shared/x.sh (what x.sh sources)'}
+           'run() { bash "$1"; }; run shared/x.sh (what x.sh sources)',
+           # s43m: a path with a default or a variable part (a written start: every tracked file its glob matches;
+           # a default, an array's element, a variable the text set to what it cannot say: no identity)
+           'bash "${SCRIPT:-shared/x.sh}"', 'S=${SCRIPT:-shared/x.sh}; bash "$S"', ': "${S:=shared/x.sh}"; bash "$S"',
+           'python3 "${P:-shared/x.py}"', 'N=x; bash "shared/${N}.sh"',
+           'bash "shared/${MODEL:-x}.sh" (a part from the environment)', 'F=x.sh; bash "shared/$F"',
+           'N=x; python3 "shared/${N}.py"', 'N=x; cat "shared/${N}.txt"', 'case sets N; bash "shared/${N}.sh"',
+           'S=(shared/x.sh); for s in "${S[@]}"', 'declare -A S=([a]=shared/x.sh); bash "${S[a]}"',
+           "fs=(shared/x*.sh); for f in ${fs[@]}"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=[] if case in PASSING else pytest.mark.xfail(

@@ -1538,11 +1538,12 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     tails: dict[tuple[int, str, Place | None], None] = {}
     unseen = _found_run(text, code, read, start, spans)
     listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
+    defaulted = functools.cache(lambda: _defaulted_names(text, assigned))  # and so
     for at, written in sorted(set(words)):
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
             places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
-                                 unseen, listed)
+                                 unseen, listed, defaulted)
             (named if at in arguments else found).update(
                 ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                 and posixpath.basename(place[1]) not in ("", ".", "..")
@@ -1581,7 +1582,7 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
-                tails: dict, unseen: dict, listed=frozenset) -> list[tuple[Place | None, Place | None]]:
+                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
     read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
     (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
@@ -1616,10 +1617,48 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
             # (a file read as data where only the run knows the start of its path, `cat "$TMP/out"`, is mostly the
             # run's own: only a relative path's, every tracked file ending so, is read)
             tails[at, tail, site] = None
-        elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())) and (
-                said := _unseen(word, False)):
+        elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())
+                                or _unknown_whole(bare, data, defaulted)) and (said := _unseen(word, False)):
             unseen[at, said] = None
+        elif place is None and (pattern := _parted(bare)):
+            _glob(read, at, _globbed(pattern, variables), site, word)
     return places
+
+
+# A word that starts at an expansion the reading does not follow: a default (`${S:-x.sh}`, `${S:=x.sh}`, the
+# environment may set it) or an array's element (`${S[@]}`, `${S[a]}`)
+_DEFAULT_OR_ELEMENT = re.compile(r'\$\{[A-Za-z_]\w*(?::?[-=]|\[)')
+_PARTED = re.compile(r'[\w.+-]+(?:/+[\w.+*-]*)*')
+
+
+def _parted(bare: str) -> str | None:
+    """A path run or read (``bare``: its word, quotes taken, no glob of its own) whose start is written but a part of
+    it is an expansion (`shared/${N}.sh`, `shared/${MODEL:-x}.sh`, `shared/$F`) as a glob, each expansion a `*`
+    (`shared/*.sh`: every tracked file it may be, whatever the variable holds); None for any other word (one that
+    starts at an expansion, `$TMP/out.json`, is read as before)."""
+    if bare.startswith("$") or "$" not in bare or "`" in bare:
+        return None
+    pattern = _AN_EXPANSION.sub("*", bare)
+    return pattern if _PARTED.fullmatch(pattern) and "$" not in pattern else None
+
+
+def _unknown_whole(bare: str, data: bool, defaulted) -> bool:
+    """Whether a path run or read (``bare``) that the reading cannot place is one only the run knows and may be a
+    tracked file (its row then has no identity): one starting at a default or an array's element
+    (``_DEFAULT_OR_ELEMENT``), or a file run by a variable alone that the text set from one (``defaulted()``,
+    ``_defaulted_names``: `S=${SCRIPT:-x.sh}; bash "$S"`, `: "${S:=x.sh}"; bash "$S"`). A variable the text never
+    sets (`bash "$S"`, S from the environment), one set from another the run knows (`script="$1"`), and a path under
+    one (`$TMP/out.json`, mostly the run's own) are passed over as before."""
+    if _DEFAULT_OR_ELEMENT.match(bare):
+        return True
+    return not data and bool(m := _VARIABLE.fullmatch(bare)) and (m["braced"] or m["bare"]) in defaulted()
+
+
+def _defaulted_names(text: str, assigned: list[tuple[str, Place | None, int, int]]) -> frozenset[str]:
+    """The variables ``text`` sets from a default or an array's element, to a value the reading does not say
+    (``Reading.assigned``'s value None: `S=${SCRIPT:-x.sh}`, `S=${A[0]}`), or by a default (`: "${S:=x.sh}"`)."""
+    return frozenset([m[1] for m in _DEFAULTED.finditer(text)] + [
+        name for name, place, at, end in assigned if place is None and _DEFAULT_OR_ELEMENT.search(text, at, end)])
 
 
 def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, int]],
