@@ -118,6 +118,8 @@ def _make_folder(folder: str) -> None:
                    "sets it)") from None
 
 
+JOB_ENV_RULE = "job-env"  # the rule of a job environment value the sidecar refuses
+
 _FAILED = object()  # what _collect returns for a check that refused
 
 
@@ -233,7 +235,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     found = []
 
     def bad(name, value, what, hint):
-        found.append(Diagnostic(name, 0, 0, "job-env", f"{value!r} is not {what}", hint))
+        found.append(Diagnostic(name, 0, 0, JOB_ENV_RULE, f"{value!r} is not {what}", hint))
 
     if run_id != "local" and not (run_id.isascii() and run_id.isdigit()):
         bad("GITHUB_RUN_ID", run_id, "a workflow run id (digits)", "leave GITHUB_RUN_ID as the runner sets it")
@@ -246,7 +248,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
         _check_started(started, bad)
     if config_key is not None and (problem := config_key_problem(config_key)):
         named = CONFIG_KEY_ENV if os.environ.get(CONFIG_KEY_ENV) else os.environ.get(CONTEXT_ENV, CONFIG_KEY_ENV)
-        found.append(Diagnostic(named, 0, 0, "job-env", problem, "set CONFIG_KEY to the key of the config the row "
+        found.append(Diagnostic(named, 0, 0, JOB_ENV_RULE, problem, "set CONFIG_KEY to the key of the config the row "
                                 "is of, or leave it unset for the job context's (`sweepgate ci split --job-context`)"))
     if found:
         raise SweepgateError(found)
