@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from sweepgate.core.shellwords import PYTHON_NAME
+
 FILE, CWD = "file", "cwd"  # a folder spelled from the file's own folder, or from the working folder
 UNPARSED = "every tracked .py file in the folder of one Python cannot parse"
 
@@ -221,7 +223,7 @@ def followed(starts: list[tuple[str, str | None, list[str]]], text_of: Callable[
 
 
 # --- what a shell text gives python to run beside a file: `-m MOD`, `-c CODE`, a heredoc on standard input ----------
-_PYTHON = r'(?<![\w./-])(?:[\w.-]*/)*python[\d.]*'
+_PYTHON = r'(?<![\w./-])(?:[\w.-]*/)*' + PYTHON_NAME
 _MODULE = re.compile(_PYTHON + r'(?:[ \t]+-[A-Za-z]+)*?[ \t]+-m[ \t]*[\'"]?(?P<module>[\w.]+)')
 _COMMAND = re.compile(_PYTHON + r'(?:[ \t]+-[A-Za-z]+)*?[ \t]+-c[ \t]*(?:\'(?P<single>[^\']*)\'|"(?P<double>[^"]*)")')
 # (python's options alone before it, or `-`: `python3 x.py <<EOF` gives x.py data, not code)

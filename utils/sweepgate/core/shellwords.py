@@ -173,8 +173,8 @@ _PLACE_COMMAND = re.compile(r'\$\([ \t]*(?:dirname|cd|realpath|readlink|pwd|git)
 _SPELLING_MAX = 256
 # The name of a shell (`bash`, `sh`, `dash`, `ksh`, `zsh`) and of an interpreter that runs a file it is given (a shell, `python3.11`)
 _SHELL_NAME = r'(?:ba|da|k|z)?sh'
-_PYTHON_NAME = r'python[\d.]*'
-_INTERPRETER_NAME = r'(?:' + _PYTHON_NAME + '|' + _SHELL_NAME + ')'
+PYTHON_NAME = r'python[\d.]*'  # python, python3, python3.11 (core.pyimports too)
+_INTERPRETER_NAME = r'(?:' + PYTHON_NAME + '|' + _SHELL_NAME + ')'
 # A shell run with a command string (`bash -c`, `sh -lc`, `/bin/bash -o pipefail -ec`; its options before) or
 # `eval`, as a word of the code; the string follows
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
@@ -204,7 +204,7 @@ _RELATIVE_PATH = re.compile(r'(?<![^\s;&|()<>"\'=])(?:\.{1,2}/|[\w+-][\w.+-]*/)[
 # An interpreter that runs the file named by its first word after its options (``_script_word``: `python3 -u x.py`,
 # `bash x.sh`, `bash -o pipefail x.sh`, `python3 -W ignore x.py`, `/usr/bin/env python3 x.py`), as a word of the code
 # anywhere in a command (`timeout 600 python3 x.py`, `srun ... bash x.sh`, `run bash x.sh`); group `python` for python
-_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:(?P<python>' + _PYTHON_NAME + r')|'
+_INTERPRETER = re.compile(r'(?<![\w./-])(?:(?:[\w.-]*/)*env[ \t]+)?(?:[\w.-]*/)*(?:(?P<python>' + PYTHON_NAME + r')|'
                           + _SHELL_NAME + r')(?=[ \t])')
 # Each interpreter's options (python's, a shell's): the letters that take an argument (the next word; python's the rest
 # of its word when more follows: `-Wignore`), the long ones that take the next word, and the letters after which it
@@ -503,9 +503,10 @@ def _at_command_start(code, at: int) -> bool:
 def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
     """Each command string ``text`` runs whose text is there to read: the word after `-c` of a shell (`bash -c
     "..."`, `sh -c '...'`, `srun ... /bin/bash -lc "..."`), the words of an `eval` whose first word is quoted
-    (`eval "source X"`) and a `trap`'s quoted first word, the command it runs on a signal (`trap 'source X' EXIT`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it
-    (quotes removed, a `\\` in double quotes taken), the offset in ``text`` of each of its characters, and whether
-    it is a shell's string all in single quotes (its `$0` is no script's)."""
+    (`eval "source X"`) and a `trap`'s quoted first word, the command it runs on a signal (`trap 'source X'
+    EXIT`), found in the ``code`` (never in a comment or a string's text); each as the shell reads it (quotes
+    removed, a `\\` in double quotes taken), the offset in ``text`` of each of its characters, and whether it is a
+    shell's string all in single quotes (its `$0` is no script's)."""
     out = []
     for m in _STRING_COMMAND.finditer(code):
         if (m["eval"] or m["trap"]) and not _at_command_start(code, m.start()):
@@ -1866,7 +1867,7 @@ def _fed_to_shell(text: str, code: str, at: int, strings) -> bool:
         return True
     end = m.start() if (m := _PIPELINE_END.search(code, at)) else len(code)
     pipe = code.find("|", at, end)
-    return pipe >= 0 and any(_script_word(text, w.end(), bool(re.search(_PYTHON_NAME + r'\Z', w.group())))
+    return pipe >= 0 and any(_script_word(text, w.end(), bool(re.search(PYTHON_NAME + r'\Z', w.group())))
                              is None for w in _INTERPRETER_WORD.finditer(code, pipe, end))
 
 
@@ -1890,7 +1891,7 @@ def _fed_by_xargs(text: str, code: str) -> list[tuple[int, str]]:
         if (pipe := code.find("|", m.end(), end)) >= 0:
             end = pipe
         for w in _INTERPRETER_WORD.finditer(code, m.end(), end):
-            if _script_word(text, w.end(), bool(re.search(_PYTHON_NAME + r'\Z', w.group()))) is None:
+            if _script_word(text, w.end(), bool(re.search(PYTHON_NAME + r'\Z', w.group()))) is None:
                 said = text[m.start():w.end()]
                 found.append((m.start(), said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."))
                 break
