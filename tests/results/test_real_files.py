@@ -130,6 +130,11 @@ REFUSED = {
     "inferencex/ifx-fork_dashboard_results_gaudi25_llama70b_1row.json":
         "format: InferenceX collect_results.py's agg_bmk.json",
     "other/sglang_moe_tp_ep_layout_deepep_rank0_kernel_trace.jsonl": "format: unknown JSON output",
+    # s44e hunt: the MLPerf team's inference-endpoint client, named (test_real_files_s44e.py pins each whole line)
+    "other/mlperf-inference-endpoint0.1.0_result_summary_dsr1_poisson_qps85_ns_87103of90000.json":
+        "format: an MLPerf inference-endpoint result summary",
+    "other/mlperf-inference-endpoint_accuracy_results_dsr1_5subsets.json":
+        "format: an MLPerf inference-endpoint accuracy report",
 }
 
 

@@ -403,6 +403,11 @@ def _llmperf_requests(doc) -> bool:
 # modelscope/evalscope's `evalscope perf` summary of a run (benchmark_summary.json, its percentiles beside it
 # in benchmark_percentile.json): the console table's display names as keys, latencies in seconds.
 EVALSCOPE_SUMMARY = frozenset({"Number of concurrency", "Succeed requests"})
+# The MLPerf team's inference-endpoint client (the one srt-slurm's mlperf benchmark runs): its run's
+# result_summary.json (the samples it issued and completed, ttft/tpot/latency stats and histograms in ns, qps and
+# tps over the loadgen window) and its accuracy phase's accuracy_results.json (a score a dataset, no serving figures).
+MLPERF_ENDPOINT_SUMMARY = frozenset({"n_samples_issued", "n_samples_completed", "duration_ns"})
+MLPERF_ENDPOINT_ACCURACY = frozenset({"average_accuracy", "accuracy_scores"})
 
 
 # The saved reports of other serving clients, told by their own keys (GuideLLM's above, with its
@@ -434,6 +439,12 @@ OTHER_CLIENTS = (
     (lambda d: isinstance(d, dict) and GENAI_BENCH_EXPERIMENT <= d.keys(),
      "genai-bench's experiment metadata (sgl-project/genai-bench's experiment_metadata.json: the command and "
      "settings of an experiment's runs, no figures)"),
+    (lambda d: isinstance(d, dict) and MLPERF_ENDPOINT_SUMMARY <= d.keys(),
+     "an MLPerf inference-endpoint result summary (the MLPerf team's inference-endpoint client's "
+     "result_summary.json: samples issued and completed, ttft, tpot and latency in ns, qps and tps)"),
+    (lambda d: isinstance(d, dict) and MLPERF_ENDPOINT_ACCURACY <= d.keys(),
+     "an MLPerf inference-endpoint accuracy report (inference-endpoint's accuracy_results.json: a score a "
+     "dataset, no serving figures)"),
 )
 
 

@@ -1,0 +1,62 @@
+"""s44e hunt: real outputs of kinds not held before (tests/data/results-real/SOURCES.tsv and
+tests/data/results-exporter/SOURCES.tsv, "s44e hunt").
+
+The MLPerf team's inference-endpoint client (the one srt-slurm's mlperf benchmark runs) writes its run as
+result_summary.json (samples issued and completed, ttft/tpot/latency in ns, qps and tps) and its accuracy phase as
+accuracy_results.json. Both were refused as "unknown JSON output", a line that names neither the client nor that it
+is one sweepgate does not read; each is now refused by name, as the other clients' reports are.
+
+AIPerf's Rust exporter writes the v1 summary JSON (schema 1.4) byte for byte as its Python exporter does, and its
+console tables after a warning panel; its own golden files are held as an exporter's bytes (figures of no run):
+the streaming export is read (its goodput the run's goodput), the one whose non-finite statistics were dropped is
+refused with one line, the console text as console tables. None of these needed a change."""
+
+from __future__ import annotations
+
+from helpers import ROOT, file_records, refused_alone
+from sweepgate.results import record as R
+
+REAL = ROOT / "tests" / "data" / "results-real"
+EXPORTER = ROOT / "tests" / "data" / "results-exporter"
+MLPERF_SUMMARY = REAL / "other" / "mlperf-inference-endpoint0.1.0_result_summary_dsr1_poisson_qps85_ns_87103of90000.json"
+MLPERF_ACCURACY = REAL / "other" / "mlperf-inference-endpoint_accuracy_results_dsr1_5subsets.json"
+NOT_READ = ("the output of a client sweepgate does not read; run the point with a client sweepgate reads "
+            "(vllm bench serve --save-result, AIPerf), or remove the file")
+
+
+def test_an_mlperf_inference_endpoint_result_summary_is_refused_by_name(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, MLPERF_SUMMARY)
+    assert lines == [f"{src}:1:1: format: an MLPerf inference-endpoint result summary (the MLPerf team's "
+                     "inference-endpoint client's result_summary.json: samples issued and completed, ttft, tpot and "
+                     f"latency in ns, qps and tps), {NOT_READ}"]
+
+
+def test_an_mlperf_inference_endpoint_accuracy_report_is_refused_by_name(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, MLPERF_ACCURACY)
+    assert lines == [f"{src}:1:1: format: an MLPerf inference-endpoint accuracy report (inference-endpoint's "
+                     f"accuracy_results.json: a score a dataset, no serving figures), {NOT_READ}"]
+
+
+AIPERF_RS_STREAMING = "aiperf/aiperf-rs_v1-export-golden_schema1.4_streaming_goodput.json"
+AIPERF_RS_NONFINITE = "aiperf/aiperf-rs_v1-export-golden_schema1.4_nonfinite_dropped.json"
+AIPERF_RS_CONSOLE = "aiperf/aiperf-rs_console-golden_warning_panel_before_error_and_metrics_tables.txt"
+
+
+def test_aiperf_s_rust_exporter_schema_1_4_export_is_read_with_its_goodput():
+    (rec,) = file_records(EXPORTER, AIPERF_RS_STREAMING)
+    assert (rec[R.CLIENT], rec[R.CLIENT_VERSION], rec[R.SOURCE_FORMAT], rec[R.STATUS]) == (
+        "aiperf", "0.0.0-test", "aiperf-json", "success")
+    m = rec[R.METRICS]
+    assert (m[R.REQUEST_THROUGHPUT], m[R.REQUEST_GOODPUT], m[R.COMPLETED]) == (4.0, 2.0, 3)
+    assert (m["ttft_mean_ms"], m["ttft_p1_ms"], m["ttft_p99_ms"], m["ttft_std_ms"]) == (10.0, 5.5, 14.9, 2.5)
+    assert (m["e2el_mean_ms"], m["e2el_p50_ms"], m["e2el_max_ms"]) == (200.0, 150.0, 300.0)
+
+
+def test_aiperf_s_rust_export_without_its_non_finite_statistics_is_refused_with_one_line(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, EXPORTER / AIPERF_RS_NONFINITE)
+    assert len(lines) == 1 and lines[0].startswith(f"{src}:") and "request_count: missing" in lines[0], lines
+
+
+def test_aiperf_s_rust_console_text_with_a_panel_first_is_refused_as_console_tables(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, EXPORTER / AIPERF_RS_CONSOLE)
+    assert len(lines) == 1 and lines[0].startswith(f"{src}:1: format: AIPerf's console tables"), lines
