@@ -135,6 +135,8 @@ REFUSED = {
         "format: an MLPerf inference-endpoint result summary",
     "other/mlperf-inference-endpoint_accuracy_results_dsr1_5subsets.json":
         "format: an MLPerf inference-endpoint accuracy report",
+    # s44e hunt: Triton perf_analyzer's -f CSV, named (it was "a CSV table, not a benchmark client output")
+    "other/perf_analyzer_csv_inception_graphdef_conc1-4_usec_docs.csv": "format: a perf_analyzer CSV",
 }
 
 

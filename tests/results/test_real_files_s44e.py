@@ -37,6 +37,25 @@ def test_an_mlperf_inference_endpoint_accuracy_report_is_refused_by_name(capsys,
                      f"accuracy_results.json: a score a dataset, no serving figures), {NOT_READ}"]
 
 
+PERF_ANALYZER_CSV = REAL / "other" / "perf_analyzer_csv_inception_graphdef_conc1-4_usec_docs.csv"
+PERF_ANALYZER_LINE = ("1: format: a perf_analyzer CSV (Triton's perf_analyzer -f: one row a concurrency or request rate, "
+                      f"Inferences/Second and latencies in microseconds), {NOT_READ}")
+
+
+def test_a_perf_analyzer_csv_is_refused_by_name(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, PERF_ANALYZER_CSV)
+    assert lines == [f"{src}:{PERF_ANALYZER_LINE}"]
+
+
+def test_a_perf_analyzer_csv_of_request_rates_is_refused_by_name(capsys, tmp_path):
+    """--request-rate-range writes its rows a request rate, the first column named so."""
+    text = PERF_ANALYZER_CSV.read_text(encoding="utf-8").replace("Concurrency,", "Request Rate,", 1)
+    out = tmp_path / "perf.csv"
+    out.write_text(text, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, out)
+    assert lines == [f"{src}:{PERF_ANALYZER_LINE}"]
+
+
 AIPERF_RS_STREAMING = "aiperf/aiperf-rs_v1-export-golden_schema1.4_streaming_goodput.json"
 AIPERF_RS_NONFINITE = "aiperf/aiperf-rs_v1-export-golden_schema1.4_nonfinite_dropped.json"
 AIPERF_RS_CONSOLE = "aiperf/aiperf-rs_console-golden_warning_panel_before_error_and_metrics_tables.txt"

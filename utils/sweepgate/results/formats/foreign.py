@@ -323,6 +323,11 @@ NOT_READ = "the output of a client sweepgate does not read"
 NOT_READ_HINT = ("run the point with a client sweepgate reads (vllm bench serve --save-result, AIPerf), "
                  "or remove the file")
 GUIDELLM_CSV = "Run Info,Run Info,"
+# Triton's perf_analyzer writes its summary with -f as CSV: a row a concurrency (--concurrency-range) or request
+# rate (--request-rate-range), Inferences/Second then the latency parts and percentiles in microseconds.
+PERF_ANALYZER_CSV = tuple(f"{first},Inferences/Second," for first in ("Concurrency", "Request Rate"))
+PERF_ANALYZER = ("a perf_analyzer CSV (Triton's perf_analyzer -f: one row a concurrency or request rate, "
+                 "Inferences/Second and latencies in microseconds)")
 
 
 def _inference_perf(doc) -> bool:
@@ -503,9 +508,12 @@ def refuse_yaml_report(text: str, path: str) -> None:
 
 
 def refuse_csv(first_line: str, path: str) -> None:
-    """Refuse GuideLLM's CSV report with its own reason; return for any other text."""
-    if first_line.lstrip("\ufeff").startswith(GUIDELLM_CSV):
+    """Refuse GuideLLM's CSV report and perf_analyzer's CSV with their own reasons; return for any other text."""
+    first_line = first_line.lstrip("\ufeff")
+    if first_line.startswith(GUIDELLM_CSV):
         raise fail(path, 1, f"format: {GUIDELLM} (CSV), {NOT_READ}", NOT_READ_HINT)
+    if first_line.startswith(PERF_ANALYZER_CSV):
+        raise fail(path, 1, f"format: {PERF_ANALYZER}, {NOT_READ}", NOT_READ_HINT)
 
 
 # The table vLLM's bench serve (and SGLang's bench_serving) prints to stdout at a run's end.
