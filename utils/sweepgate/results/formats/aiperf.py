@@ -15,7 +15,7 @@ from sweepgate.core.errors import fail
 from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
-from sweepgate.results.formats.vllm import rate_value
+from sweepgate.results.formats.vllm import STREAMED, rate_value
 from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, edited_or_unsupported,
                                               further_stat, measured, run_window)
 from sweepgate.results.units import is_time_unit, to_ms
@@ -462,9 +462,6 @@ def _keyed_by_tag(records: dict) -> bool:
 def _untagged(records: dict) -> dict:
     """Tag-keyed records as the top-level metric objects of the later exports."""
     return {TAGS.get(tag, tag): obj for tag, obj in records.items()}
-
-
-STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
 
 
 def _unstreamed(doc: dict, m: Measurement) -> None:

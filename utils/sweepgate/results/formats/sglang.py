@@ -255,6 +255,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     if m.metrics[R.COMPLETED] is None:
         raise fail(path, line, "completed: missing", "rerun sglang.bench_serving with --output-file")
     _uncounted_input(m)
+    vllm.untimed_first_token(doc, m, written)
     vllm.rates_from_counts(m.metrics)  # older layouts leave out rates their counts and duration give
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None

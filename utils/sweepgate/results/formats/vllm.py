@@ -351,6 +351,29 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
     return metrics
 
 
+STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
+
+
+def untimed_first_token(doc: dict, m: Measurement, written: dict | None = None) -> None:
+    """A run whose every TTFT statistic is 0 over requests that completed: the client timed no first token
+    (0.0 is the TTFT vLLM's and SGLang's clients start each request with, kept where no chunk carried a token:
+    a server that sent each response whole; SGLang against a PD-disaggregated or in-flight-batching server,
+    sgl-project/sglang issues #9585 and #12389). ``latencies`` leaves that TTFT out (every statistic 0), and its
+    TPOT, (latency - TTFT) / (tokens - 1), is then the whole request's latency over its tokens, queue and prefill
+    in it: the TPOT and ITL are left out too, with a warning, as for an AIPerf run that did not stream."""
+    stated = [key for key in doc if key.endswith("_ttft_ms") and key[:-len("_ttft_ms")] in STATS]
+    if not stated or not m.metrics.get(R.COMPLETED) or any(doc[key] != 0 for key in stated):
+        return
+    for key in [k for k in m.metrics if k.startswith(tuple(f"{name}_" for name in STREAMED))]:
+        del m.metrics[key]
+    said = (written or {}).get(stated[0], stated[0])
+    m.notes.append(("untimed-first-token", f"warning: {said}: every TTFT statistic is 0 over "
+                    f"{m.metrics[R.COMPLETED]} completed requests, so the client timed no first token (each response "
+                    "came whole, as from a server that streamed none); its TPOT is then the whole request's latency "
+                    "over its tokens: stored without TTFT, TPOT and ITL",
+                    "serve the responses streamed (a PD router's too) and rerun the point to measure them"))
+
+
 def _failed(doc: dict, path: str, line: int):
     if doc.get("failed") is not None:
         return number(doc, "failed", path, line)
@@ -415,6 +438,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.metrics.update(latencies(doc, path, line, LATENCIES if e2el_named else E2EL_BEFORE_0_6, m.notes, m.keys,
                                written))
     read_throughputs(doc, THROUGHPUTS, m, path, written)
+    untimed_first_token(doc, m, written)
     m.metrics[R.FAILED] = _failed(doc, path, line)
     rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
