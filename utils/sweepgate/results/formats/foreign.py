@@ -415,6 +415,11 @@ MLPERF_ENDPOINT_SUMMARY = frozenset({"n_samples_issued", "n_samples_completed", 
 MLPERF_ENDPOINT_ACCURACY = frozenset({"average_accuracy", "accuracy_scores"})
 
 
+def _holds(keys: frozenset):
+    """A test of a document: an object holding every one of ``keys``."""
+    return lambda doc: isinstance(doc, dict) and keys <= doc.keys()
+
+
 # The saved reports of other serving clients, told by their own keys (GuideLLM's above, with its
 # version): each refused as what it is. Their figures are that client's, in its own keys and units.
 OTHER_CLIENTS = (
@@ -438,16 +443,16 @@ OTHER_CLIENTS = (
     (_genai_bench_run, "a genai-bench run (sgl-project/genai-bench's file of one traffic scenario at one "
      "concurrency or batch size: aggregated_metrics and each request's, latencies in seconds or as its "
      "_time_unit says)"),
-    (lambda d: isinstance(d, dict) and EVALSCOPE_SUMMARY <= d.keys(),
+    (_holds(EVALSCOPE_SUMMARY),
      "an EvalScope perf summary (modelscope/evalscope's benchmark_summary.json: display names as keys, such as "
      "'Average time to first token (s)', latencies in seconds)"),
-    (lambda d: isinstance(d, dict) and GENAI_BENCH_EXPERIMENT <= d.keys(),
+    (_holds(GENAI_BENCH_EXPERIMENT),
      "genai-bench's experiment metadata (sgl-project/genai-bench's experiment_metadata.json: the command and "
      "settings of an experiment's runs, no figures)"),
-    (lambda d: isinstance(d, dict) and MLPERF_ENDPOINT_SUMMARY <= d.keys(),
+    (_holds(MLPERF_ENDPOINT_SUMMARY),
      "an MLPerf inference-endpoint result summary (the MLPerf team's inference-endpoint client's "
      "result_summary.json: samples issued and completed, ttft, tpot and latency in ns, qps and tps)"),
-    (lambda d: isinstance(d, dict) and MLPERF_ENDPOINT_ACCURACY <= d.keys(),
+    (_holds(MLPERF_ENDPOINT_ACCURACY),
      "an MLPerf inference-endpoint accuracy report (inference-endpoint's accuracy_results.json: a score a "
      "dataset, no serving figures)"),
 )
