@@ -73,7 +73,7 @@ def _staged_base(git) -> str:
     --base-ref where there is none to fetch, the flag named as the other way out."""
     from sweepgate.core.upstream import staged_base
 
-    return staged_base(git, "--base-ref", "pass --base-ref (args: [--base-ref, origin/BRANCH] in "
+    return staged_base(git, "--base-ref", "pass --base-ref (args: [--base-ref, {ref}] in "
                        ".pre-commit-config.yaml)")
 
 

@@ -99,9 +99,10 @@ GIT_RULE = "git"  # the title of a git command that failed or ended early
 # How a shallow clone gets what it cut off: a ref that is no commit there says it, a commit past the cut
 # (HEAD~1 in a depth-1 checkout) or a branch the checkout left out (origin/main)
 # A --depth clone fetches its own branch only (its refspec names no other): `git fetch origin BRANCH` writes
-# FETCH_HEAD alone, no origin/BRANCH, so the branch is fetched into its remote-tracking name.
+# FETCH_HEAD alone, no origin/BRANCH, so the branch is fetched into its remote-tracking name. {remote}: the
+# remote the ref names, else the one the branch merges into (``upstream.merged_into``).
 SHALLOW_FETCH = ("fetch it first: git fetch --deepen N for history past the cut, "
-                 "git fetch origin BRANCH:refs/remotes/origin/BRANCH for a branch left out; "
+                 "git fetch {remote} BRANCH:refs/remotes/{remote}/BRANCH for a branch left out; "
                  "fetch-depth: 0 in actions/checkout")
 YAML_RULE = "yaml-syntax"  # the title of text that is not YAML
 
@@ -224,7 +225,7 @@ class Git:
                 "make the first commit (git commit), then pass its branch; sweepgate validate --staged checks "
                 "the changelog staged for it"))
         # A shallow clone ('HEAD~1', 'origin/main' past a depth-1 checkout) lacks what it never fetched: say so.
-        fetch = SHALLOW_FETCH if self.shallow else self._fetch_hint(ref)
+        fetch = self._shallow_fetch(ref) if self.shallow else self._fetch_hint(ref)
         cut = "this clone is shallow" if self.shallow else ""
         if flag and near:  # a typo of a name that is here: 'mian', 'orgin/main'
             said = "; ".join(filter(None, (cut, f"did you mean {near}?")))
@@ -236,17 +237,28 @@ class Git:
             "git", 0, 0, F.GIT_REF_RULE, f"{where} ({cut})" if cut else where,
             f"pass {f'{flag} with ' if flag else ''}{what} ({fetch})"))
 
+    def _remote_branch(self, ref: str) -> tuple[str, str] | None:
+        """(remote, branch) of ``ref`` when it names a branch of a remote here ('upstream/main~1'), else None."""
+        name = re.split(r"[~^@:]", ref, maxsplit=1)[0].removeprefix("refs/remotes/")
+        remote, _, branch = name.partition("/")
+        return (remote, branch) if branch and remote in self.run("remote", check=False).decode().split() else None
+
     def _fetch_hint(self, ref: str) -> str:
         """How a full clone gets ``ref``, no commit here: a remote's branch ('origin/main' in a clone made with
         --single-branch -b feature) by the fetch that writes it whatever the remote's refspec names
         (``upstream.fetch_command``); any other ref, fetched in CI."""
         from sweepgate.core.upstream import fetch_command
 
-        name = re.split(r"[~^@:]", ref, maxsplit=1)[0].removeprefix("refs/remotes/")
-        remote, _, branch = name.partition("/")
-        if branch and remote in self.run("remote", check=False).decode().split():
-            return f"fetch it first: {fetch_command(remote, branch)}"
-        return "fetch it first in CI"
+        named = self._remote_branch(ref)
+        return f"fetch it first: {fetch_command(*named)}" if named else "fetch it first in CI"
+
+    def _shallow_fetch(self, ref: str) -> str:
+        """How a shallow clone gets what it cut off (``SHALLOW_FETCH``), from the remote ``ref`` names, else
+        the one this branch merges into: a remote this clone has (upstream in a clone that has no origin)."""
+        from sweepgate.core.upstream import merged_into
+
+        named = self._remote_branch(ref)
+        return SHALLOW_FETCH.replace("{remote}", named[0] if named else merged_into(self)[0])
 
     def _no_commit(self) -> bool:
         """Whether the repository holds no ref at all and HEAD names no commit: a new one, before its first commit."""

@@ -10,6 +10,9 @@ UPSTREAMS = ("origin/main", "main", "origin/master", "master")
 # The branch guessed for a remote whose HEAD this clone never learnt (a --single-branch or --depth clone has no
 # REMOTE/HEAD): the first of UPSTREAMS' names
 GUESSED_BRANCHES = ("main", "master")
+# The remote a branch merges into, the first of these a repository has (else its first remote): a clone's own,
+# then a fork's name for the repository it forks
+PREFERRED_REMOTES = ("origin", "upstream")
 
 
 def fetch_command(remote: str, branch: str, unshallow: bool = False) -> str:
@@ -57,10 +60,12 @@ def upstream_base(git) -> str | None:
     return None
 
 
-def _merged_into(git, remotes: list[str]) -> tuple[str, str]:
-    """(remote, branch) this clone's branch merges into: origin (else the first remote) and the branch its HEAD
-    names (refs/remotes/REMOTE/HEAD, even one pointing at a branch not fetched), else main."""
-    remote = "origin" if "origin" in remotes or not remotes else remotes[0]
+def merged_into(git, remotes: list[str] | None = None) -> tuple[str, str]:
+    """(remote, branch) this clone's branch merges into: origin, else upstream (a fork's name for the
+    repository it forks), else the first remote; and the branch its HEAD names (refs/remotes/REMOTE/HEAD,
+    even one pointing at a branch not fetched), else main."""
+    remotes = _remotes(git) if remotes is None else remotes
+    remote = next((r for r in PREFERRED_REMOTES if r in remotes), remotes[0] if remotes else PREFERRED_REMOTES[0])
     target = git.run("symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD", check=False).decode().strip()
     prefix = f"refs/remotes/{remote}/"
     return remote, target[len(prefix):] if target.startswith(prefix) else GUESSED_BRANCHES[0]
@@ -72,7 +77,7 @@ def no_upstream(git) -> tuple[str, str] | None:
     or one with a remote whose default branch it never fetched (`git clone --single-branch -b BRANCH`).
     None for a repository with no remote: its only history is its own, and the hook gates each commit."""
     remotes = _remotes(git)
-    remote, branch = _merged_into(git, remotes)
+    remote, branch = merged_into(git, remotes)
     if git.shallow:
         return ("this clone is shallow", "fetch the default branch and the history this clone cut off "
                 f"({fetch_command(remote, branch, unshallow=True)}; fetch-depth: 0 in actions/checkout)")
@@ -103,7 +108,8 @@ def staged_base(git, flag: str = "git", alternative: str = "") -> str:
     on an unborn branch the empty history (``unborn_base``); else HEAD (a local repository whose only branch
     is trunk or develop). Where HEAD would read the branch's own committed entries as history and pass them
     (``no_upstream``: a depth-1 CI checkout, a --single-branch clone) refused instead, at ``flag``, with how
-    to fetch one (``alternative``: the other way out, e.g. the flag that names a base)."""
+    to fetch one (``alternative``: the other way out, e.g. the flag that names a base; its ``{ref}`` is
+    REMOTE/BRANCH of the fetch, ``merged_into``: a remote this repository has)."""
     base = upstream_base(git) or unborn_base(git)
     if base:
         return base
@@ -112,7 +118,8 @@ def staged_base(git, flag: str = "git", alternative: str = "") -> str:
         from sweepgate.core.errors import fail
 
         why, fetch = missing
+        other = alternative.replace("{ref}", "/".join(merged_into(git)))
         raise fail(flag, 0, f"no branch here ({', '.join(UPSTREAMS)}) shares history with HEAD, so there is no "
                    f"base to tell the changelog's history from new entries ({why})",
-                   f"{fetch}{f' or {alternative}' if alternative else ', then rerun'}")
+                   f"{fetch}{f' or {other}' if other else ', then rerun'}")
     return "HEAD"

@@ -1,0 +1,60 @@
+"""s44f: small rough edges, each seen in a real repository or file.
+
+- A refusal's second way out (pass --base-ref) named origin/BRANCH in a repository whose remote is not
+  named origin; it now names the remote and branch its fetch names, and once fetched that ref works.
+  A shallow clone's refusal of a ref likewise names the remote the clone has.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from tests.test_new_user import git, one_clear_line, sg
+from tests.test_shallow_fix_followed_s42d import origin, run_the_fix  # noqa: F401 (a fixture)
+
+
+def clone(origin, tmp_path, *flags: str, name: str = "clone"):
+    path = tmp_path / name
+    subprocess.run(["git", "clone", "-q", *flags, f"file://{origin}", str(path)], check=True)
+    return path
+
+
+def second_way(line: str) -> str:
+    """The ref the refusal's --base-ref way out names."""
+    found = re.search(r"\[--base-ref, ([^\]]+)\]", line)
+    assert found, line
+    return found.group(1)
+
+
+@pytest.mark.parametrize("remotes", [("upstream",), ("fork", "upstream")])
+def test_the_base_ref_way_out_names_a_remote_this_repository_has(origin, tmp_path, remotes):
+    repo = clone(origin, tmp_path, "--single-branch", "-b", "feature")
+    git(repo, "remote", "rename", "origin", remotes[-1])
+    for other in remotes[:-1]:  # a fork's second remote: another clone holding feature alone
+        fork = clone(origin, tmp_path, "--bare", "--single-branch", "-b", "feature", name=other)
+        git(repo, "remote", "add", other, f"file://{fork}")
+        git(repo, "fetch", "-q", other)
+    line = one_clear_line(sg(repo, "validate", "--staged"), "--base-ref: no branch here")
+    ref = second_way(line)
+    assert "origin" not in line.split("; ", 1)[1], line  # the list of branches looked for names origin/main
+    remote = ref.split("/", 1)[0]
+    assert remote in git(repo, "remote").split(), line
+    run_the_fix(repo, re.search(r"\((git fetch [^)]*)\)", line).group(1))
+    proc = sg(repo, "validate", "--staged", "--base-ref", ref)
+    assert proc.returncode == 0 and "appended entr" in proc.stdout, (line, proc.stdout, proc.stderr)
+
+
+def test_a_shallow_clone_s_refusal_of_a_ref_fetches_from_the_remote_it_has(origin, tmp_path):
+    repo = clone(origin, tmp_path, "--depth", "1", "-b", "feature")
+    git(repo, "remote", "rename", "origin", "upstream")
+    refs = ("validate", "--base-ref", "upstream/main", "--head-ref", "HEAD")
+    line = one_clear_line(sg(repo, *refs), "git: 'upstream/main' is not a commit in ", "(this clone is shallow)")
+    assert "origin" not in line, line
+    command = re.search(r", (git fetch upstream \S+) for a branch left out", line)
+    assert command, line
+    run_the_fix(repo, command.group(1), BRANCH="main")
+    proc = sg(repo, *refs)
+    assert proc.returncode == 0 and "appended entr" in proc.stdout, (line, proc.stdout, proc.stderr)
