@@ -634,7 +634,7 @@ def test_pr_link_correction_alone_passes(repo, gate):
     repo.base = repo.commit_changelog(broken)
     result = gate(CHANGELOG)
     ok(result)
-    assert "1 pr-link correction" in result.out
+    assert "ok (corrects the pr-link of history line 13, nothing to run)" in result.out, result.out
 
 
 def test_a_pr_link_correction_passes_the_gate_and_the_workflows_skip_the_matrix(repo, gate, capsys, tmp_path,
@@ -653,7 +653,7 @@ def test_a_pr_link_correction_passes_the_gate_and_the_workflows_skip_the_matrix(
     rc = cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"])
     out, err = capsys.readouterr()
     assert rc == 1 and out == "", out
-    assert "appends no entry; it corrects the pr-link of history line(s) 13" in err, err
+    assert "appends no entry; it corrects the pr-link of history line 13;" in err, err
     # what the gate refuses, the matrix step still refuses
     assert gate(CHANGELOG.replace("pull/2\n", "pull/3/files\n")).rc == 1
     assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", "HEAD"]) == 1
@@ -670,7 +670,7 @@ def test_pr_link_correction_to_non_canonical_link_fails(repo, gate):
 def test_pr_link_correction_mixed_with_append_fails(repo, gate):
     repo.base = repo.commit_changelog(CHANGELOG.replace("pull/1\n", "pull/XXX\n"))
     result = gate(CHANGELOG + "\n" + entry())
-    refused(result, 5, "pr-link correction of history line 5 is mixed with appended entries")
+    refused(result, 5, "this change corrects the pr-link of history line 5 and appends entries")
 
 
 # --------------------------------------------------------------------------- entries and the matrix step

@@ -58,3 +58,48 @@ def test_a_shallow_clone_s_refusal_of_a_ref_fetches_from_the_remote_it_has(origi
     run_the_fix(repo, command.group(1), BRANCH="main")
     proc = sg(repo, *refs)
     assert proc.returncode == 0 and "appended entr" in proc.stdout, (line, proc.stdout, proc.stderr)
+
+
+# --------------------------------------------------------------------------- a pr-link correction, worded once
+
+@pytest.fixture
+def corrected(origin, tmp_path):
+    """A clone of the example whose feature branch's last history entry has its pr-link corrected; returns
+    (repo, the history line, the commit before)."""
+    repo = clone(origin, tmp_path, "-b", "feature")
+    path = repo / "perf-changelog.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    at = max(n for n, line in enumerate(lines) if line.lstrip().startswith("pr-link:"))
+    lines[at] = re.sub(r"/pull/\d+$", "/pull/999", lines[at].rstrip("\n")) + "\n"
+    path.write_text("".join(lines))
+    git(repo, "commit", "-qam", "correct a pr-link")
+    return repo, at + 1, git(repo, "rev-parse", "HEAD~1").strip()
+
+
+ENTRY = ("\n- config-keys:\n    - dsr1-fp8-b300-vllm\n  description:\n    - \"Rerun\"\n"
+         "  pr-link: https://github.com/sweepgate/example-fleet/pull/XXX\n")
+
+
+def test_a_pr_link_correction_is_worded_alike_by_validate_and_matrix_with_its_line(corrected):
+    repo, line, base = corrected
+    said = f"corrects the pr-link of history line {line}"
+    proc = sg(repo, "validate", "--base-ref", base, "--head-ref", "HEAD")
+    assert proc.returncode == 0 and said in proc.stdout, (proc.stdout, proc.stderr)
+    proc = sg(repo, "matrix", "--base-ref", base, "--head-ref", "HEAD")
+    assert f"perf-changelog.yaml:{line}: {base}..HEAD appends no entry; it {said};" in one_clear_line(proc)
+
+
+def test_a_pr_link_correction_with_an_entry_is_refused_in_the_same_line_by_validate_and_matrix(corrected):
+    repo, line, base = corrected
+    with open(repo / "perf-changelog.yaml", "a") as f:
+        f.write(ENTRY)
+    git(repo, "commit", "-qam", "and an entry")
+    refs = ("--base-ref", base, "--head-ref", "HEAD")
+    gate = [ln for ln in sg(repo, "validate", *refs, "--pr-number", "7").stderr.splitlines() if f":{line}:" in ln]
+    matrix = one_clear_line(sg(repo, "matrix", *refs))
+    assert gate == [matrix], (gate, matrix)
+    assert matrix == (f"perf-changelog.yaml:{line}: this change corrects the pr-link of history line {line} and "
+                      "appends entries; land pr-link corrections in their own PR, without new entries"), matrix
+    edit = one_clear_line(sg(repo, "changelog", "canonicalize", "--pr-number", "7", "--base", base))
+    assert edit.endswith(f"corrects the pr-link of history line {line}; land pr-link corrections in their own PR, "
+                         "without new entries"), edit

@@ -18,6 +18,7 @@ from sweepgate.core.gate import (COPIED_ENTRY_RULE, FINAL_NEWLINE_RULE, REPEATED
                                  WHITESPACE_LINE_RULE, GateOptions, validate)
 from sweepgate.core.report import count
 from sweepgate.core.github import owner_name
+from sweepgate.core.history import corrects
 from sweepgate.core.prlinks import PR_LINK
 
 
@@ -136,7 +137,7 @@ def run(args) -> int:
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"
     elif outcome.corrections:
-        what = f"{count(outcome.corrections, 'pr-link correction')}, nothing to run"
+        what = f"{corrects(base for base, _ in outcome.corrections)}, nothing to run"
     else:
         # The one outcome where validate and matrix differ on purpose: matrix refuses a change
         # that appends nothing (CONTRACTS section 1), the gate accepts it (a code-only PR).

@@ -244,7 +244,7 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
     ``core.history.whole_entries_inserted``, whose rule the gate's hint names `rebase` by) are the
     branch's too, handed back in ``inserted`` instead of refused (`rebase` moves them).
     """
-    from sweepgate.core.history import compare_history, split_lines
+    from sweepgate.core.history import CORRECTION_FIX, compare_history, corrects, split_lines
 
     lines = split_lines(source)
     refuse_conflict_markers(lines, path, what, conflict_fix)
@@ -254,8 +254,8 @@ def branch_appended(git, base_bytes: bytes, source: bytes, path: str, what: str,
         hist.problems = []
     problems = [Diagnostic(path, line, 0, rule, message, f"{hint}, then rerun")  # the gate's own fix
                 for line, rule, message, hint in hist.problems]
-    problems += [Diagnostic(path, h, 0, F.HISTORY_EDITED_RULE, f"{what} corrects the pr-link of history line {b}",
-                            "land pr-link corrections in their own PR") for b, h in hist.corrections]
+    problems += [Diagnostic(path, h, 0, F.HISTORY_EDITED_RULE, f"{what} {corrects([b])}", CORRECTION_FIX)
+                 for b, h in hist.corrections]
     if not problems and not inserted and not source.startswith(base_bytes):
         problems.append(Diagnostic(path, 1, 0, F.HISTORY_EDITED_RULE,
                                    f"{what} changes history bytes (line endings or byte-order mark)",

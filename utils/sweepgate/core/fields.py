@@ -141,6 +141,8 @@ HISTORY_EDITED_RULE = "history-edited"
 HISTORY_DELETED_RULE = "history-deleted"
 # the title of entries inserted among the changelog's history instead of appended
 INSERTED_IN_HISTORY_RULE = "inserted-in-history"
+# the title of a pr-link correction of history made with appended entries (``history.mixed_corrections``)
+CORRECTION_MIXED_RULE = "correction-mixed"
 # the title of an append-only entry mixed with regular entries or eval flags
 APPEND_ONLY_MIXED_RULE = "append-only-mixed"
 # the title of a changelog entry its schema refuses

@@ -43,6 +43,7 @@ from sweepgate.core.history import (
     conflicts,
     compare_history,
     missing_changelog,
+    mixed_corrections,
     split_lines,
     text_span,
     trailing_newlines,
@@ -91,7 +92,7 @@ class Outcome:
         self.matrix: list[Diagnostic] = []
         self.repository = repository
         self.appended_entries = 0
-        self.corrections = 0
+        self.corrections: list[tuple[int, int]] = []  # pr-link corrections: (base line, head line)
         self.matrix_ran = False
         self.inputs: list[str] = []  # master configs / runners file the change edits
         self.configs: list[Diagnostic] = []  # their problems (``core.configgate``)
@@ -447,7 +448,7 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
     hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git, opts.changelog, base_ref))
-    outcome.corrections = len(hist.corrections)
+    outcome.corrections = hist.corrections
     _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
     if parsed is None:
@@ -520,11 +521,9 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     appended_idx = list(range(hist.append_start, head_lines.total))
     appended = [head_lines[i] for i in appended_idx]
     has_append = any(line.strip() for line in appended)
-    if hist.corrections and has_append:
-        for base_line, head_line in hist.corrections:
-            out.add(head_line, "correction-mixed",
-                    f"pr-link correction of history line {base_line} is mixed with appended entries",
-                    "submit pr-link corrections in their own PR, without new entries")
+    if has_append:
+        for problem in mixed_corrections(hist):
+            out.add(*problem)
     file_level = out.has(BOM_RULE, F.CONFLICT_MARKER_RULE, CRLF_RULE, F.TAB_RULE, NUL_RULE, F.ENCODING_RULE,
                          CONTROL_RULE)
     # Whole entries inserted mid-history are read as entries too, so their own problems (an unknown

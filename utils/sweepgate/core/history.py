@@ -16,6 +16,23 @@ from sweepgate.core.prlinks import correction_of
 
 
 BOM = b"\xef\xbb\xbf"
+# The fix of a pr-link correction made with anything else (appended entries, a branch being rebased), as every
+# command that meets one says it (validate, matrix, changelog rebase and canonicalize): ``corrects``' lines.
+CORRECTION_FIX = "land pr-link corrections in their own PR, without new entries"
+
+
+def corrects(lines) -> str:
+    """What a change does to the history lines (BASE's numbers) whose pr-link it corrects, in the words of every
+    command that tells of it: validate's ok, matrix's refusal, the refusals of a correction made with entries."""
+    shown = [str(n) for n in lines]
+    return f"corrects the pr-link of history line{'s' if len(shown) != 1 else ''} {', '.join(shown)}"
+
+
+def mixed_corrections(hist: "History") -> list[tuple[int, str, str, str]]:
+    """Each pr-link correction of a change that appends entries too, refused at its HEAD line as (line, rule,
+    message, hint): the gate's and the matrix step's words."""
+    return [(head, F.CORRECTION_MIXED_RULE, f"this change {corrects([base])} and appends entries", CORRECTION_FIX)
+            for base, head in hist.corrections]
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
 

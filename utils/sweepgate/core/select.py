@@ -334,7 +334,7 @@ def _history_edits(git: Git, base: str, head: str, path: str, deleted: list,
     and capped as the gate reports it (``core.history``, ``core.collector``). ``labels``: (base, head)
     as the command was given them."""
     from sweepgate.core.collector import Collector
-    from sweepgate.core.history import base_moved, compare_history
+    from sweepgate.core.history import base_moved, compare_history, mixed_corrections
     from sweepgate.core.prlinks import resolve_repository
 
     (_, _, old), (_, _, new) = git.objects([f"{base}:{path}", f"{head}:{path}"])
@@ -350,10 +350,15 @@ def _history_edits(git: Git, base: str, head: str, path: str, deleted: list,
     moved = base_moved(git, labels[0], base, head, labels[1]) if hist.problems else None
     if moved:  # "restore it byte for byte" misleads when main moved: the branch is behind it
         out.add(hist.problems[0][0], F.BASE_MOVED_RULE, *moved)
-    if not hist.problems:  # e.g. pr-link corrections mixed with appended entries
+    if not hist.problems:  # e.g. pr-link corrections mixed with appended entries: refused as the gate words it
+        mixed = mixed_corrections(hist) if appended else []
+        for problem in mixed:
+            out.add(*problem)
+        told = {base_line for base_line, _ in hist.corrections} if mixed else set()
         for n, text in deleted:
-            out.add(n, F.HISTORY_EDITED_RULE, f"history line deleted or edited: {text.strip()[:80]!r}",
-                    "restore the line byte for byte; the changelog only takes appended entries")
+            if n not in told:
+                out.add(n, F.HISTORY_EDITED_RULE, f"history line deleted or edited: {text.strip()[:80]!r}",
+                        "restore the line byte for byte; the changelog only takes appended entries")
     return out.done()
 
 
@@ -366,12 +371,14 @@ def build_matrix(git: Git, base: str, head: str, opts: Options | None = None) ->
     if deleted:
         problems = _history_edits(git, base_sha, head_sha, opts.changelog, deleted, (base, head))
         if not problems:
+            from sweepgate.core.history import corrects
+
             # The gate's one accepted history edit: nothing to run, refused here as the reference
             # refuses every deleted line (the workflows ask the gate and skip this step for it).
             raise SweepgateError(Diagnostic(
                 opts.changelog, deleted[0][0], 0, NO_ENTRIES_RULE,
-                f"{base}..{head} appends no entry; it corrects the pr-link of history line(s) "
-                f"{', '.join(str(n) for n, _ in deleted)}", "nothing to sweep: the gate accepts the correction"))
+                f"{base}..{head} appends no entry; it {corrects(n for n, _ in deleted)}",
+                "nothing to sweep: the gate accepts the correction"))
         raise SweepgateError(problems)
     if not appended.text.strip():
         raise SweepgateError(Diagnostic(opts.changelog, appended.last_line, 0, NO_ENTRIES_RULE,
