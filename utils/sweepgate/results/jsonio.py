@@ -281,7 +281,8 @@ def file_head(path) -> bytes:
         return b""
 
 
-# The most bytes a file `results ingest` reads whole may hold (a job's output, its sidecar, its GPU samples, a --row),
+# The most bytes a file `results ingest` reads whole may hold (a job's output, its sidecar, its GPU samples, a --row,
+# and the normalized JSONL it writes, as `results compare --baseline-jsonl` and ingest's --jsonl read it),
 # taken from the file's size before it is read: a file of gigabytes is one line, never read into memory. The real
 # outputs (tests/data/results-real, the shared samples) are at most 1.1 MB, a node's GPU samples over 12 hours some
 # 12 MB; this leaves room a hundredfold.

@@ -64,10 +64,11 @@ def records_from_jsonl(paths: list[str | Path]) -> list[dict]:
 
 
 def numbered_records(path: Path) -> list[tuple[int, dict]]:
-    """(line number, record) of each normalized record of one JSONL file, as ``records_from_jsonl`` reads it."""
+    """(line number, record) of each normalized record of one JSONL file, as ``records_from_jsonl`` reads it;
+    one over ``jsonio.MAX_INPUT_BYTES`` refused by its size, unread, as ingest refuses its files."""
     text = jsonio.read_text(path, "pass a readable JSONL file",
                             database=("JSON lines", "pass the JSONL `results ingest --jsonl` wrote beside it "
-                                      "(results.jsonl in the results artifact)"))
+                                      "(results.jsonl in the results artifact)"), limit=jsonio.MAX_INPUT_BYTES)
     out: list[tuple[int, dict]] = []
     for n, line in enumerate(jsonio.json_lines(text), 1):
         try:
