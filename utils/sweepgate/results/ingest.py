@@ -227,21 +227,23 @@ def _entries(folder: Path, refused: list[Diagnostic]) -> tuple[list[Path], dict[
     return entries, packed
 
 
-def _links_out(folder: Path, paths: list[Path]) -> None:
-    """Refuse, one line each, the symbolic links among ``paths`` (the entries a walk of ``folder`` looks at) that
-    lead to a file outside ``folder`` (where the folder given leads, itself a link or not): /etc/passwd, a result
-    of another folder. Raised before any file is read, so nothing is read through them (a job's sidecar, its GPU
-    samples beside an output) and nothing is stored. A link to a file inside ``folder`` is that file; one to
-    nothing or in a loop keeps its own line (``_not_a_file``)."""
+def _links_out(folder: Path, paths: list[Path], named: Path | None = None) -> None:
+    """Refuse, one line each, the symbolic links among ``paths`` (the entries a walk of ``folder`` looks at, or
+    the job's files read beside ``named``, a file given in ``folder``: ``_read_beside``) that lead to a file
+    outside ``folder`` (where the folder leads, itself a link or not): /etc/passwd, a result of another folder.
+    Raised before any file is read, so nothing is read through them (a job's sidecar, its GPU samples beside an
+    output) and nothing is stored. A link to a file inside ``folder`` is that file; one to nothing or in a loop
+    keeps its own line (``_not_a_file``); the file named is read wherever it leads."""
     root = Path(os.path.realpath(folder))
+    given = f"the folder of the file given ({named})" if named else f"the folder given ({folder})"
     out = []
     for path in paths:
         if not path.is_symlink() or link_trouble(path) is not None:
             continue
         target = Path(os.path.realpath(path))
         if not target.is_relative_to(root):
-            out.append(Diagnostic(str(path), 0, 0, LINK_OUT_RULE, f"a symbolic link to {target}, outside the folder "
-                                  f"given ({folder}); nothing is ingested",
+            out.append(Diagnostic(str(path), 0, 0, LINK_OUT_RULE, f"a symbolic link to {target}, outside {given}; "
+                                  "nothing is ingested",
                                   "copy the file itself into the folder (cp -L), or remove the link"))
     if out:
         raise SweepgateError(out)
@@ -335,6 +337,7 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         skipped.extend(helpers)
         twins.extend(same)
     elif path.is_file():
+        _links_out(path.parent, _read_beside(path), named=path)  # as a walk of its folder refuses them
         out.append(path)
         out.extend([scores] if (scores := _eval_beside(path)) is not None else [])
     elif path.exists():  # a FIFO, a socket, a device: nothing a client writes results into
@@ -347,6 +350,16 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
                    "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
     else:
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+
+
+def _read_beside(path: Path) -> list[Path]:
+    """The job's files ingest reads beside ``path``, a file named on the command line: its sidecar (or, for a
+    sidecar, its output), the output's GPU samples and the lm-eval scores paired with it."""
+    output = _output_for(path) if sidecar.is_sidecar(path) else path
+    beside = [] if output is not path else [sidecar.sidecar_path(path)]
+    beside += [output, *gpu_metrics.paths_beside(output)] if output is not None else []
+    beside += [scores] if (scores := _eval_beside(path)) is not None else []
+    return [p for p in beside if p != path]  # the file named is read wherever it leads
 
 
 def _eval_beside(path: Path) -> Path | None:
