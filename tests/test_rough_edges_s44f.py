@@ -103,3 +103,38 @@ def test_a_pr_link_correction_with_an_entry_is_refused_in_the_same_line_by_valid
     edit = one_clear_line(sg(repo, "changelog", "canonicalize", "--pr-number", "7", "--base", base))
     assert edit.endswith(f"corrects the pr-link of history line {line}; land pr-link corrections in their own PR, "
                          "without new entries"), edit
+
+
+# --------------------------------------------------------------------------- the shims' engine names
+
+def test_every_engine_program_and_its_other_name_has_a_shim_that_records_it(tmp_path):
+    """engines/names.py's programs (and lm-eval, lm_eval's other console script) are each a shim on a rehearsal's
+    PATH: a script that ran `lm-eval` found none (the real one, or no such command) though preflight reads its
+    calls; run, it is recorded under its program's name, the one the rehearsal's eval check reads."""
+    import json
+    import os
+
+    from sweepgate.engines.names import ENGINES, PROGRAM_ALIASES
+    from sweepgate.rehearsal import runner, standin
+
+    shims = tmp_path / "shims"
+    runner.write_shims(shims)
+    programs = {command.split()[0] for _, command in ENGINES.values()} | set(PROGRAM_ALIASES)
+    assert sorted(p for p in programs if not (shims / p).is_file()) == []
+    log = tmp_path / "calls.jsonl"
+    proc = subprocess.run([str(shims / "lm-eval"), "--model", "local-completions", "--tasks", "gsm8k",
+                           "--model_args", "model=m", "--output_path", str(tmp_path)], capture_output=True, text=True,
+                          env={**os.environ, standin.LOG_ENV: str(log)})
+    assert proc.returncode == 2 and "needs model= and base_url=" in proc.stderr, proc.stderr
+    (call,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert call["tool"] == PROGRAM_ALIASES["lm-eval"], call
+
+
+def test_the_stand_in_s_programs_are_the_engines_programs():
+    """standin.py imports nothing of sweepgate, and rehearsal/ nothing of engines/: it names the programs it
+    stands in for itself, the same as engines/names.py's."""
+    from sweepgate.engines.names import ENGINES, PROGRAM_ALIASES
+    from sweepgate.rehearsal import standin
+
+    assert list(standin.ENGINE_SHIMS) == list(dict.fromkeys(command.split()[0] for _, command in ENGINES.values()))
+    assert standin.SHIM_ALIASES == PROGRAM_ALIASES

@@ -79,3 +79,22 @@ def test_a_named_file_that_is_a_link_is_read_where_it_leads(db, tmp_path, capsys
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder / named))
     assert (rc, err) == (0, ""), err
     assert _rows(db) == 1
+
+
+# --------------------------------------------------------------------------- an AIPerf statistic that is no number
+
+def test_an_aiperf_statistic_that_is_no_number_is_refused_as_every_export_value_is(db, tmp_path, capsys):
+    """aiperf._stat was measurement.number written again, with its own hint ("an unsupported AIPerf version"):
+    one reader now, the export's hint as its other refusals give it."""
+    from helpers import ROOT
+    from sweepgate.results.measurement import edited_or_unsupported
+
+    real = ROOT / "tests/data/results-real/aiperf/aiperf0.10_qwen3.6-nvfp4_rtx5090_agent_c16.json"
+    text = real.read_text(encoding="utf-8")
+    assert text.count('"avg": 2.156207775934887') == 1
+    export = tmp_path / "profile_export_aiperf.json"
+    export.write_text(text.replace('"avg": 2.156207775934887', '"avg": "2.16"'), encoding="utf-8")
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(export))
+    (line,) = err.splitlines()
+    assert rc == 1 and line.startswith(f"{export}:") and line.endswith(
+        f": request_throughput.avg: expected a number, got '2.16'; {edited_or_unsupported('export')}"), err

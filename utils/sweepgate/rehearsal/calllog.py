@@ -15,8 +15,9 @@ import stat
 from pathlib import Path
 
 from sweepgate.core.errors import Diagnostic, emit
+from sweepgate.rehearsal.standin import LOG_ENV
 
-HINT = "the script should leave $SWEEPGATE_REHEARSE_LOG to the shims"
+HINT = f"the script should leave ${LOG_ENV} to the shims"
 
 # (log, line) already warned of: the log is read after the script ends and again for the verdict.
 _warned: set[tuple[str, int]] = set()

@@ -37,10 +37,10 @@ from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.progress import CallTail, Progress
-from sweepgate.rehearsal.standin import option_value, start_time
+from sweepgate.rehearsal.standin import ENGINE_SHIMS, LIGHT_SHIMS, LOG_ENV, SHIM_ALIASES, option_value, start_time
 
 FAKESERVER = Path(__file__).with_name("standin.py")
-SHIMS = ("vllm", "lmcache", "mooncake_master", "aiperf", "lm_eval", "pip", "hf", "huggingface-cli")
+SHIMS = (*ENGINE_SHIMS, *SHIM_ALIASES, *LIGHT_SHIMS)  # what standin.shim answers, each a program on PATH
 DURATION_ENV = "SWEEPGATE_REHEARSE_DURATION"
 # The interpreter a python3 shim runs for any call but a client it stands in for, when set (preflight: this
 # one, as a version manager's python3 on PATH costs a tenth of a second a call); else the next on PATH.
@@ -666,7 +666,7 @@ def build_env(row: dict, runner_name: str, result_dir: Path, shim_dir: Path, log
     names = ("PORT", "LMCACHE_PORT", "LMCACHE_HTTP_PORT", "MOONCAKE_MASTER_PORT", "MOONCAKE_METRICS_PORT")
     for name, port in zip(names, free_ports(len(names))):
         env[name] = str(port)
-    env["SWEEPGATE_REHEARSE_LOG"] = str(log)
+    env[LOG_ENV] = str(log)
     env["SERVER_STANDIN"] = str(shim_dir / STANDIN)
     env["AGENTIC_TRACE_FILE"] = str(trace)
     env[fields.ROW_ENV[fields.SERVER_READY_TIMEOUT]] = "60"

@@ -39,8 +39,11 @@ BUILD_ENV = ("BUILD_WITH_HIP", "CXX", "TORCH_DONT_CHECK_COMPILER_ABI", "PYTORCH_
 LIGHT_SHIMS = ("pip", "hf", "huggingface-cli")
 
 
+LOG_ENV = "SWEEPGATE_REHEARSE_LOG"  # the file each shim call is appended to, a JSON line (rehearsal/calllog.py)
+
+
 def _record(name: str, argv: list[str]) -> None:
-    log = os.environ.get("SWEEPGATE_REHEARSE_LOG")
+    log = os.environ.get(LOG_ENV)
     if not log:
         return
     entry = {"tool": name, "argv": argv, "pid": os.getpid(), "time": time.time()}
@@ -1157,46 +1160,63 @@ def pinned_help(name: str, argv: list[str]) -> str | None:
     return None
 
 
+def _vllm(argv: list[str]) -> int:
+    if argv[:1] == ["serve"]:
+        port = _port(argv, "--port", "vllm")
+        port = 8000 if port is None else port  # vLLM's default; 0, as given: a port the system picks
+        model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
+        # Loopback only, whatever --host says: a rehearsal serves nobody else.
+        return serve("127.0.0.1", port, model, 5.0, VLLM)
+    if argv[:2] == ["bench", "serve"]:
+        return bench_serve(argv[2:])
+    print(f"vllm (fake): ignoring {' '.join(argv)}")
+    return 0
+
+
+def _lmcache(argv: list[str]) -> int:
+    if argv[:1] != ["server"]:
+        return 0
+    port = _port(argv, "--http-port", "lmcache")
+    if port is None:
+        print("lmcache (fake): `lmcache server` needs --http-port for its health check", file=sys.stderr)
+        return 2
+    return serve("127.0.0.1", port, "lmcache", 0.0)
+
+
+def _mooncake_master(argv: list[str]) -> int:
+    # gflags takes --metrics-port for --metrics_port (it looks dashed names up with underscores)
+    port = _port(argv, "--metrics_port", "mooncake_master") or _port(argv, "--metrics-port", "mooncake_master")
+    if port is None:
+        print("mooncake_master (fake): needs --metrics_port", file=sys.stderr)
+        return 2
+    return serve("127.0.0.1", port, "mooncake", 0.0)
+
+
+def _aiperf(argv: list[str]) -> int:
+    return aiperf_profile(argv[1:]) if argv[:1] == ["profile"] else 0
+
+
+# The engines' and clients' programs a shim stands in for, each by what answers it: engines/names.py's programs
+# (ENGINES' commands' first words), which this file cannot import (tests/test_rough_edges_s44f.py keeps the two
+# the same); `sweepgate rehearse` puts a shim of each first on PATH (runner.SHIMS), with LIGHT_SHIMS'.
+ENGINE_SHIMS = {"vllm": _vllm, "lmcache": _lmcache, "mooncake_master": _mooncake_master, "aiperf": _aiperf,
+                "lm_eval": lm_eval_run}
+# A program's other name -> its name in ENGINE_SHIMS, under which its calls are recorded (engines/names.py's
+# PROGRAM_ALIASES: lm-eval's console scripts, both)
+SHIM_ALIASES = {"lm-eval": "lm_eval"}
+
+
 def shim(name: str, argv: list[str]) -> int:
     """What a shim on PATH does for `name argv...`."""
     if name in LIGHT_SHIMS:
         return _light_shim(name, argv)
+    name = SHIM_ALIASES.get(name, name)
     _record(name, argv)
     if ("--help" in argv or "-h" in argv) and (text := pinned_help(name, argv)) is not None:
         print(text)
         return 0
-    if name == "vllm":
-        if argv[:1] == ["serve"]:
-            port = _port(argv, "--port", name)
-            port = 8000 if port is None else port  # vLLM's default; 0, as given: a port the system picks
-            model = option_value(argv, "--served-model-name") or (argv[1] if len(argv) > 1 else "fake-model")
-            # Loopback only, whatever --host says: a rehearsal serves nobody else.
-            return serve("127.0.0.1", port, model, 5.0, VLLM)
-        if argv[:2] == ["bench", "serve"]:
-            return bench_serve(argv[2:])
-        print(f"vllm (fake): ignoring {' '.join(argv)}")
-        return 0
-    if name == "lmcache":
-        if argv[:1] != ["server"]:
-            return 0
-        port = _port(argv, "--http-port", name)
-        if port is None:
-            print("lmcache (fake): `lmcache server` needs --http-port for its health check", file=sys.stderr)
-            return 2
-        return serve("127.0.0.1", port, "lmcache", 0.0)
-    if name == "mooncake_master":
-        # gflags takes --metrics-port for --metrics_port (it looks dashed names up with underscores)
-        port = _port(argv, "--metrics_port", name) or _port(argv, "--metrics-port", name)
-        if port is None:
-            print("mooncake_master (fake): needs --metrics_port", file=sys.stderr)
-            return 2
-        return serve("127.0.0.1", port, "mooncake", 0.0)
-    if name in ("lm_eval", "lm-eval"):
-        return lm_eval_run(argv)
-    if name == "aiperf":
-        if argv[:1] == ["profile"]:
-            return aiperf_profile(argv[1:])
-        return 0
+    if name in ENGINE_SHIMS:
+        return ENGINE_SHIMS[name](argv)
     if name.startswith("python") and argv[:1] == ["-m"] and len(argv) > 1:  # python, python3, python3.N
         return python_module(argv[1], argv[2:])
     print(f"fakeserver: unknown shim {name!r}", file=sys.stderr)

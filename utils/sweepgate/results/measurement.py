@@ -111,15 +111,16 @@ NEGATIVE = "a latency, count or throughput cannot be negative; the output is cor
 
 
 def number(doc: dict, key: str, path: str, line: int, *, where: str | None = None,
-           least: float = 0.0) -> float | int | None:
+           least: float = 0.0, what: str = "output") -> float | int | None:
     """A numeric value of ``doc[key]`` or None when absent/null; anything else is refused, NaN,
-    Infinity and a value below ``least`` by the output's own key (every value read here is stored as a metric)."""
+    Infinity and a value below ``least`` by the output's own key (``where``: as the file names it; every value
+    read here is stored as a metric); ``what``: the file, as ``edited_or_unsupported`` names it."""
     value = doc.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise fail(path, line, f"{said_key(where or key)}: expected a number, got {value!r}",
-                   edited_or_unsupported())
+                   edited_or_unsupported(what))
     return measured(value, where or key, path, line, least)
 
 

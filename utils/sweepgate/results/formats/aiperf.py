@@ -17,7 +17,7 @@ from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import STREAMED, rate_value
 from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, edited_or_unsupported,
-                                              further_stat, measured, run_window)
+                                              further_stat, number, run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -77,13 +77,9 @@ def detect(doc) -> bool:
 
 
 def _stat(obj: dict, stat: str, key: str, path: str, line: int, least: float = 0.0):
-    value = obj.get(stat)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise fail(path, line, f"{key}.{stat}: expected a number, got {value!r}",
-                   "the export was edited or comes from an unsupported AIPerf version")
-    return measured(value, f"{key}.{stat}", path, line, least)  # named as the export names it
+    """Statistic ``stat`` of the export's metric object ``key`` (``measurement.number``), named as the export
+    names it: ``time_to_first_token.p50``."""
+    return number(obj, stat, path, line, where=f"{key}.{stat}", least=least, what="export")
 
 
 def _time(value) -> str | None:
