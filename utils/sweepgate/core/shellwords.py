@@ -79,7 +79,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from sweepgate.core import shellcode, shellflow, shellgrammar
+from sweepgate.core import mounts, shellcode, shellflow, shellgrammar
 from sweepgate.core.worktop import WORKSPACE
 
 SELF, FOLDER, TOP, TAIL = "self", "folder", "top", "tail"
@@ -439,17 +439,19 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
 
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
           moves: dict[int, Place | None] | None = None, parts: tuple | None = None,
-          sets: dict[int, tuple] | None = None, absent: frozenset[Place] = frozenset()) -> Reading:
+          sets: dict[int, tuple] | None = None, absent: frozenset[Place] = frozenset(),
+          inside: "_Inside | None" = None) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
-    the caller has it."""
+    the caller has it. ``inside``: ``text`` is a command string run in a container (``_Inside``), its files run by an
+    absolute path read as that container sees them."""
     read, shown = Reading(), text
     code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
-    _ran(text, code, read, variables or {}, literal, spans)
+    _ran(text, code, read, variables or {}, literal, spans, inside)
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -458,7 +460,9 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 # after a `cd` the shell starts where it went, or where `srun`, `docker run -w` put it: only the
                 # run knows (a relative path there is a written end, every tracked file ending so)
                 at_start[_CWD] = None
-            sub = _read(inner, at_start, depth + 1, quoted, absent=absent)
+            if (own := _string_inside(text, code, spans, offsets, read, variables)) and own.view.written:
+                at_start[_CWD] = own.site  # run in a container: it starts where the container's options say
+            sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.sites += sub.sites
             read.tail_sites += sub.tail_sites
@@ -1514,7 +1518,8 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
 
 
 def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
-         literal: list[tuple[int, int]] = (), spans: list[tuple[int, int]] = ()) -> None:
+         literal: list[tuple[int, int]] = (), spans: list[tuple[int, int]] = (), inside: "_Inside | None" = None
+         ) -> None:
     """Each file ``text`` runs by a path from the working folder, into ``read`` (its ``assigned`` and ``moved`` read
     already): the first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`,
     `bash "$S"` with `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a
@@ -1528,7 +1533,8 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     (and its working folder to ``Reading.ran_tail_sites``), every tracked file ending so (``_ran_tail``). One from the
     workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
     an interpreter after `docker run`, `srun`, `env -C` … (``_run_elsewhere``) starts where only the run knows, a
-    container's or another node's folder: its relative path is a written end. A file read as data (``_read_words``)
+    container's or another node's folder: its relative path is a written end, unless its options say (``_contained``;
+    ``inside``: the container ``text`` runs in, a command string's). A file read as data (``_read_words``)
     is read so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list
     (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
@@ -1540,11 +1546,12 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     unseen = _found_run(text, code, read, start, spans)
     listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
     defaulted = functools.cache(lambda: _defaulted_names(text, assigned))  # and so
+    container = _containers(text, code, spans, read, start, elsewhere, inside)
     for at, written in sorted(set(words)):
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
             places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
-                                 unseen, listed, defaulted)
+                                 unseen, listed, defaulted, functools.partial(container, at))
             (named if at in arguments else found).update(
                 ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                 and posixpath.basename(place[1]) not in ("", ".", "..")
@@ -1583,7 +1590,8 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
-                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset) -> list[tuple[Place | None, Place | None]]:
+                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None
+                ) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
     read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
     (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
@@ -1592,6 +1600,8 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
     keyed so that a word read from two folders is said once): one the text gave a value it lost (``_cleared``), or a
     file run (not read: `cp "$f"` of a `find`'s output is mostly the run's own) that a list read at run time names
     (``listed()``: ``_listed_names``, ``_listed``)."""
+    if (places := _contained(read, at, word, how, tails, inside)) is not None:
+        return places  # run in a container whose options say where it is (``inside()``, ``_contained``)
     (elsewhere, data, argument), assigned, moved, bare = how, read.assigned, read.moved, _bare(word)
     here = None if elsewhere else _cwd_at(moved, at, start)
     as_data = ARGUMENT if argument else READ_AS_DATA
@@ -2053,6 +2063,115 @@ def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int) -> bool:
     word begins no command (`srun --container-name=$(echo "$I" | sed …) bash x.sh` runs x.sh elsewhere)."""
     _, view, begin = _command_view(code, spans, at)
     return _ELSEWHERE.search(view, begin) is not None
+
+
+@dataclass(frozen=True)
+class _Inside:
+    """A container a command of the text starts (``mounts.View``), with the variables in force at that command on the
+    host (its working folder among them), which say where each mount's source is."""
+    view: mounts.View
+    variables: dict
+
+    def place(self, path: str) -> tuple[Place | None, bool, str | None]:
+        """Where the checkout holds the container's absolute ``path``: its place (TOP, FOLDER; TAIL for a mount whose
+        source starts where only the run knows, `-v "$REPO":/ws`), None when the mount holding it is no folder of the
+        checkout (an absolute host path, a named volume); whether a mount holds it at all (when none does, it is the
+        image's, or the checkout's mounted where only the run knows: every tracked file it ends in, a TAIL of its
+        names); and its path from the workspace when the mount's source is the workspace (``Reading.
+        ran_from_workspace``)."""
+        held = self.view.holding(path)
+        if held is None:
+            return ((TAIL, tail) if (tail := _tail(path)) else None), False, None
+        source, rest = held
+        source = source.rstrip("/") or source
+        host = f"{source}/{rest}" if rest else source
+        if m := _WORKSPACE.match(host + "/"):
+            path = posixpath.normpath(host[m.end():].lstrip("/") or ".")
+            if path.startswith(".."):
+                return None, True, None
+            return (TOP, "" if path == "." else path), True, None if path == "." else path
+        if not source or source.startswith(("/", "~")):
+            return None, True, None  # a folder of the host's (not the checkout), a named volume, a tmpfs
+        if _LITERAL.fullmatch(host):  # `.`, `./repo`; a name alone is a named volume's
+            place = _from_cwd(_cwd(self.variables), host) if host.startswith(".") else None
+        else:
+            place = _place(host, self.variables)
+            place = (TAIL, tail) if place is None and (tail := _ran_tail(host, None)) else place
+        if place and place[0] != TAIL and posixpath.normpath(place[1] or ".") == ".":
+            place = (place[0], "")
+        return place, True, None
+
+    @property
+    def site(self) -> Place | None:
+        """The folder of the checkout the container starts in: its working folder's place (``place``), None when the
+        options write none (the image's) or the checkout holds it nowhere the options say."""
+        if self.view.workdir is None:
+            return None
+        place, mounted, _ = self.place(self.view.workdir)
+        return place if mounted else None
+
+
+def _inside_at(text: str, code: str, spans, at: int, read: Reading, start: dict[str, Place | None]) -> _Inside:
+    """The container the command holding ``at`` starts (``_Inside``; one of no options, ``mounts.View()``, for a
+    command that runs elsewhere but starts none, `ssh`, `env -C`), read with the variables in force there."""
+    lo, _, begin = _command_view(code, spans, at)
+    words, i = [], lo + begin
+    while i < at:
+        if text[i].isspace() or text.startswith("\\\n", i):
+            i += 1
+            continue
+        words.append(_word(text, i) or text[i])
+        i += len(words[-1])
+    variables = _in_force(read.assigned, at, start)
+    variables[_CWD] = _cwd_at(read.moved, at, start)
+    return _Inside(mounts.view(words) or mounts.View(), variables)
+
+
+def _containers(text: str, code: str, spans, read: Reading, start: dict[str, Place | None], elsewhere: set[int],
+                inside: "_Inside | None"):
+    """The container of each word's offset of ``_ran`` (asked once each): its command's (``_inside_at``) when that runs
+    elsewhere (``elsewhere``, ``_run_elsewhere``), else ``inside``, the one the text runs in (None: this host)."""
+    return functools.cache(lambda at: _inside_at(text, code, spans, at, read, start)
+                           if at in elsewhere or _run_elsewhere(code, spans, at) else inside)
+
+
+def _string_inside(text: str, code: str, spans, offsets: list[int], read: Reading,
+                   start: dict[str, Place | None]) -> "_Inside | None":
+    """The container a command string (at ``offsets``, ``_read``) runs in when its command runs elsewhere
+    (``_run_elsewhere``: `srun --container-mounts=… bash -c '…'`), else None."""
+    if not offsets or not _run_elsewhere(code, spans, offsets[0]):
+        return None
+    return _inside_at(text, code, spans, offsets[0], read, start)
+
+
+def _contained(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], tails: dict,
+               inside) -> list[tuple[Place | None, Place | None]] | None:
+    """Where the file ``word`` at ``at`` (``_ran``; ``how``: ``_ran_places``') is when it runs in a container (``inside()``:
+    its ``_Inside``, None when it runs on this host): an absolute path by the container's mounts (``_Inside.place``;
+    one no mount holds is run from a start only the run knows, a written end in ``tails``, and never read as data), a
+    relative path from the folder the container's options start it in; None when that says nothing (``_ran_places``
+    reads it)."""
+    elsewhere, data, argument = how
+    bare = _bare(word)
+    if not (mounts.ABSOLUTE.fullmatch(bare) or elsewhere and _LITERAL.fullmatch(bare)) or (
+            container := inside()) is None:
+        return None
+    if bare.startswith("/"):
+        place, mounted, workspace = container.place(bare)
+        if not mounted and (data or argument):
+            return []  # the image's or the run's own file, mostly
+    elif (cwd := container.site) is not None:
+        place, workspace = _from_cwd(cwd, bare), None
+    else:
+        return None
+    site = ARGUMENT if argument else READ_AS_DATA if data else container.site
+    if place is not None and place[0] == TAIL:
+        if not (data or argument):
+            tails[at, place[1], site] = None
+        return []
+    if workspace is not None and not data and not workspace.startswith(".."):
+        read.ran_from_workspace.append((at, workspace))
+    return [] if place is None else [(place, site)]
 
 
 def _with_an_interpreter(text: str, ends: list[int], start: int, end: int) -> bool:

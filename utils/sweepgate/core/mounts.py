@@ -1,0 +1,120 @@
+"""What a command that starts a container writes of the host folders it mounts into it and of the folder it starts in
+(CONTRACTS section 9: ``shellwords`` maps a path under a mount's target back to the checkout's file).
+
+Only the options' words are read, as written: `docker run -v "$GITHUB_WORKSPACE":/workspace -w /workspace img …`,
+`-v a:b:ro`, `--volume=a:b`, `--mount type=bind,source=a,target=b` (`src`, `dst`, `destination`), podman's and
+nerdctl's alike; Slurm's pyxis `--container-mounts=a:b,c:d` and `--container-workdir=b` (`srun`, `salloc`, `sbatch`);
+`enroot start --mount a:b`; `singularity`/`apptainer` `--bind a:b,c:d` (`-B`) and `--pwd b`. A mount's source is kept as
+written (``shellwords`` says where it is on the host: the workspace, `$PWD`, `$(pwd)`, `.`, a variable); its target
+and the working folder only when written out as an absolute path (a variable's is one only the run knows)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+# How an option gives its mounts: one `SOURCE:TARGET[:FLAGS]` pair, a comma-separated list of them, or docker's
+# `key=value` list (`type=bind,source=…,target=…`)
+PAIR, PAIRS, KEYED = "pair", "pairs", "keyed"
+_DOCKER = ({"-v": PAIR, "--volume": PAIR, "--mount": KEYED}, ("-w", "--workdir"))
+_PYXIS = ({"--container-mounts": PAIRS}, ("--container-workdir",))
+_SINGULARITY = ({"-B": PAIRS, "--bind": PAIRS, "--mount": KEYED}, ("--pwd",))
+# each command that starts a container (by its name, its folder aside): its mount options and its working folder's
+TOOLS = {"docker": _DOCKER, "podman": _DOCKER, "nerdctl": _DOCKER, "srun": _PYXIS, "salloc": _PYXIS,
+         "sbatch": _PYXIS, "enroot": ({"-m": PAIR, "--mount": PAIR}, ()), "singularity": _SINGULARITY,
+         "apptainer": _SINGULARITY}
+_SOURCE_KEYS, _TARGET_KEYS = ("source", "src"), ("target", "destination", "dst")
+ABSOLUTE = re.compile(r'/[\w.+/-]*')  # an absolute path written out: no expansion, no glob
+
+
+@dataclass(frozen=True)
+class View:
+    """The mounts a container's command writes (each its source as written, quotes taken, "" for no host folder, and
+    its target, an absolute path), the folder it starts in (None: the image's, or one only the run knows), and whether any such option is
+    written at all (``written``)."""
+    mounts: tuple[tuple[str, str], ...] = ()
+    workdir: str | None = None
+    written: bool = False
+
+    def holding(self, path: str) -> tuple[str, str] | None:
+        """The source of the mount whose target holds the absolute ``path`` (the deepest such target: a mount inside
+        another hides what is there), and the path under it ("" for the target itself); None when none holds it."""
+        path = posixpath.normpath(path)
+        best = None
+        for source, target in self.mounts:
+            if path == target or path.startswith(target.rstrip("/") + "/"):
+                if best is None or len(target) >= len(best[1]):
+                    best = (source, target)
+        if best is None:
+            return None
+        return best[0], path[len(best[1]):].lstrip("/")
+
+
+def view(words: list[str]) -> View | None:
+    """The ``View`` of a command's ``words`` (as written, up to the file it runs): None when none of them starts a
+    container (``TOOLS``). Each of its mount options and working folder options after that word is read, whatever stands
+    between (an option's value of another kind is never one of these: `-e`, `--name`); the last such word's, where one
+    runs another (`srun … docker run -v …`: the file runs in docker's container)."""
+    bare = [word.replace("\\\n", "").replace('"', "").replace("'", "") for word in words]  # (a `\` joins lines)
+    k = max((k for k, word in enumerate(bare) if posixpath.basename(word) in TOOLS), default=None)
+    if k is None:
+        return None
+    mounting, workdirs = TOOLS[posixpath.basename(bare[k])]
+    mounts: list[tuple[str, str]] = []
+    workdir, written, i = None, False, k + 1
+    while i < len(bare):
+        name, value = _option(bare[i], [*mounting, *workdirs])
+        if name is not None and value is None:  # its value is the next word
+            i += 1
+            value = bare[i] if i < len(bare) else ""
+        if name in mounting:
+            mounts += _mounts(value, mounting[name])
+        elif name is not None:
+            workdir = posixpath.normpath(value) if ABSOLUTE.fullmatch(value) else None
+        written = written or name is not None
+        i += 1
+    return View(tuple(mounts), workdir, written)
+
+
+def _option(word: str, names: list[str]) -> tuple[str | None, str | None]:
+    """The option of ``names`` ``word`` is, and its value when the word holds it (`--volume=a:b`, `-va:b`); (None, None)
+    when it is none of them."""
+    for name in names:
+        if word == name:
+            return name, None
+        if name.startswith("--") and word.startswith(name + "="):
+            return name, word[len(name) + 1:]
+        if not name.startswith("--") and word.startswith(name) and len(word) > len(name):
+            return name, word[len(name):].removeprefix("=")
+    return None, None
+
+
+def _mounts(value: str, how: str) -> list[tuple[str, str]]:
+    """The (source, target) pairs an option's ``value`` writes (``how``: ``PAIR``, ``PAIRS``, ``KEYED``), those whose
+    target is an absolute path written out (normalized); a source "" for a mount of no host folder."""
+    if how == KEYED:
+        keys = dict(part.partition("=")[::2] for part in _split(value, ","))
+        bind = keys.get("type", "bind") == "bind"  # a named volume, a tmpfs: no host folder (its source "")
+        specs = [(next((keys[k] for k in _SOURCE_KEYS if k in keys and bind), ""),
+                  next((keys[k] for k in _TARGET_KEYS if k in keys), ""))]
+    else:
+        specs = []
+        for spec in _split(value, ",") if how == PAIRS else [value]:
+            parts = _split(spec, ":")
+            specs.append((parts[0], parts[1] if len(parts) > 1 else parts[0]))  # `SOURCE` alone: the same path there
+    return [(source, posixpath.normpath(target)) for source, target in specs if ABSOLUTE.fullmatch(target)]
+
+
+def _split(value: str, at: str) -> list[str]:
+    """``value`` cut at each ``at`` outside a `${…}` or `$(…)` (`${X:-a}:/ws` is two parts)."""
+    parts, depth, begun = [], 0, 0
+    for i, c in enumerate(value):
+        if c in "({":
+            depth += 1
+        elif c in ")}" and depth:
+            depth -= 1
+        elif c == at and not depth:
+            parts.append(value[begun:i])
+            begun = i + 1
+    return [*parts, value[begun:]]
