@@ -12,6 +12,7 @@ the container would run from the mount is edited."""
 from __future__ import annotations
 
 import pytest
+from sweepgate.core import mounts, shellwords
 from test_identity_probe_s43j import XY, XY_READ, _built, _each_edit_changes_the_identity_or_none
 from test_unknown_prefix_s39u import _identity
 
@@ -60,6 +61,9 @@ EXACT = {
         f'docker run -v "{WS}":/ws -w /ws/shared img bash x.sh\n', HERE, ["shared/x.sh", "shared/y.sh"]),
     "srun --container-workdir=/workspace/ bash shared/x.sh (InferenceX, a relative path)": (
         f"srun --container-mounts={WS}:/workspace/ --container-workdir=/workspace/ bash shared/x.sh\n", XY, XY_READ),
+    "srun --container-mounts=… bash -c 'source /workspace/shared/x.sh' (a source in the container)": (
+        f'srun --container-mounts="{WS}":/workspace --container-workdir=/workspace '
+        "bash -c 'source /workspace/shared/x.sh'\n", XY, XY_READ),
     "singularity exec --bind …:/ws --pwd /ws": (
         f'singularity exec --bind "{WS}":/ws --pwd /ws img bash /ws/shared/x.sh\n', XY, XY_READ),
 }
@@ -91,6 +95,7 @@ WIDE = {
     "docker exec srv bash /workspace/shared/x.sh (mounted where the container was started)": (
         "docker exec srv bash /workspace/shared/x.sh\n", XY, XY_READ),
     "ssh node bash /ws/shared/x.sh": ("ssh node bash /ws/shared/x.sh\n", XY, XY_READ),
+    "ssh node bash -c 'source /ws/shared/x.sh'": ("ssh node bash -c 'source /ws/shared/x.sh'\n", XY, XY_READ),
     "docker run … python3 /workspace/x.py imports a sibling module": (
         f'docker run -v "{WS}":/workspace -w /workspace img python3 /workspace/utils/bench_serving/'
         'benchmark_serving.py\n',
@@ -135,3 +140,9 @@ def test_a_path_under_a_mount_of_no_folder_of_the_checkout_is_none_of_its_files(
     repo.write("shared/x.sh", repo.read("shared/x.sh") + b"\n# changed\n")
     assert _identity(repo) == first
 
+
+
+def test_each_container_command_mounts_reads_is_one_that_runs_elsewhere():
+    """A container's mounts are read only in a command that runs elsewhere (``shellwords._ELSEWHERE``): a tool of
+    ``mounts.TOOLS`` it does not find would never be read."""
+    assert [tool for tool in mounts.TOOLS if not shellwords._ELSEWHERE.search(f"{tool} run x")] == []

@@ -174,12 +174,9 @@ def test_an_edit_to_a_file_a_container_runs_from_the_mounted_checkout_changes_th
     _each_edit_changes_the_identity_or_none(_built(tmp_path, lines, XY), read)
 
 
-# what s44b left: a path in the container's own spelling read where the reading does not know it runs in one (a
-# `source` of it in the container's command string; a file the container runs naming one itself)
+# what s44b left: a path in the container's own spelling inside a file the container runs (the reading of that file
+# does not know it runs in one)
 MOUNTED_UNSEEN = {
-    "srun --container-mounts=... bash -c 'source /workspace/shared/y.sh'": (
-        'srun --container-mounts="$GITHUB_WORKSPACE":/workspace --container-workdir=/workspace '
-        "bash -c 'source /workspace/shared/y.sh'\n", {"shared/y.sh": None}, ["shared/y.sh"]),
     "docker run -v ...:/workspace bash shared/x.sh, x.sh runs /workspace/shared/y.sh": (
         'docker run -v "$GITHUB_WORKSPACE":/workspace -w /workspace img bash shared/x.sh\n',
         {"shared/x.sh": "bash /workspace/shared/y.sh\n", "shared/y.sh": None}, ["shared/y.sh"]),

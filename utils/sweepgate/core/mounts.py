@@ -2,8 +2,8 @@
 (CONTRACTS section 9: ``shellwords`` maps a path under a mount's target back to the checkout's file).
 
 Only the options' words are read, as written: `docker run -v "$GITHUB_WORKSPACE":/workspace -w /workspace img …`,
-`-v a:b:ro`, `--volume=a:b`, `--mount type=bind,source=a,target=b` (`src`, `dst`, `destination`), podman's and
-nerdctl's alike; Slurm's pyxis `--container-mounts=a:b,c:d` and `--container-workdir=b` (`srun`, `salloc`, `sbatch`);
+`-v a:b:ro`, `--volume=a:b`, `--mount type=bind,source=a,target=b` (`src`, `dst`, `destination`), podman's
+alike; Slurm's pyxis `--container-mounts=a:b,c:d` and `--container-workdir=b` (`srun`, `salloc`, `sbatch`);
 `enroot start --mount a:b`; `singularity`/`apptainer` `--bind a:b,c:d` (`-B`) and `--pwd b`. A mount's source is kept as
 written (``shellwords`` says where it is on the host: the workspace, `$PWD`, `$(pwd)`, `.`, a variable); its target
 and the working folder only when written out as an absolute path (a variable's is one only the run knows)."""
@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 # How an option gives its mounts: one `SOURCE:TARGET[:FLAGS]` pair, a comma-separated list of them, or docker's
 # `key=value` list (`type=bind,source=…,target=…`)
-PAIR, PAIRS, KEYED = "pair", "pairs", "keyed"
-_DOCKER = ({"-v": PAIR, "--volume": PAIR, "--mount": KEYED}, ("-w", "--workdir"))
-_PYXIS = ({"--container-mounts": PAIRS}, ("--container-workdir",))
-_SINGULARITY = ({"-B": PAIRS, "--bind": PAIRS, "--mount": KEYED}, ("--pwd",))
-# each command that starts a container (by its name, its folder aside): its mount options and its working folder's
-TOOLS = {"docker": _DOCKER, "podman": _DOCKER, "nerdctl": _DOCKER, "srun": _PYXIS, "salloc": _PYXIS,
-         "sbatch": _PYXIS, "enroot": ({"-m": PAIR, "--mount": PAIR}, ()), "singularity": _SINGULARITY,
-         "apptainer": _SINGULARITY}
+_PAIR, _PAIRS, _KEYED = "pair", "pairs", "keyed"
+_DOCKER = ({"-v": _PAIR, "--volume": _PAIR, "--mount": _KEYED}, ("-w", "--workdir"))
+_PYXIS = ({"--container-mounts": _PAIRS}, ("--container-workdir",))
+_SINGULARITY = ({"-B": _PAIRS, "--bind": _PAIRS, "--mount": _KEYED}, ("--pwd",))
+# each command that starts a container (by its name, its folder aside; each one ``shellwords._ELSEWHERE`` finds): its
+# mount options and its working folder's
+TOOLS = {"docker": _DOCKER, "podman": _DOCKER, "srun": _PYXIS, "salloc": _PYXIS, "sbatch": _PYXIS,
+         "enroot": ({"-m": _PAIR, "--mount": _PAIR}, ()), "singularity": _SINGULARITY, "apptainer": _SINGULARITY}
 _SOURCE_KEYS, _TARGET_KEYS = ("source", "src"), ("target", "destination", "dst")
 ABSOLUTE = re.compile(r'/[\w.+/-]*')  # an absolute path written out: no expansion, no glob
 
@@ -31,8 +31,8 @@ ABSOLUTE = re.compile(r'/[\w.+/-]*')  # an absolute path written out: no expansi
 @dataclass(frozen=True)
 class View:
     """The mounts a container's command writes (each its source as written, quotes taken, "" for no host folder, and
-    its target, an absolute path), the folder it starts in (None: the image's, or one only the run knows), and whether any such option is
-    written at all (``written``)."""
+    its target, an absolute path), the folder it starts in (None: the image's, or one only the run knows), and
+    whether any such option is written at all (``written``)."""
     mounts: tuple[tuple[str, str], ...] = ()
     workdir: str | None = None
     written: bool = False
@@ -91,16 +91,16 @@ def _option(word: str, names: list[str]) -> tuple[str | None, str | None]:
 
 
 def _mounts(value: str, how: str) -> list[tuple[str, str]]:
-    """The (source, target) pairs an option's ``value`` writes (``how``: ``PAIR``, ``PAIRS``, ``KEYED``), those whose
+    """The (source, target) pairs an option's ``value`` writes (``how``: ``_PAIR``, ``_PAIRS``, ``_KEYED``), those whose
     target is an absolute path written out (normalized); a source "" for a mount of no host folder."""
-    if how == KEYED:
+    if how == _KEYED:
         keys = dict(part.partition("=")[::2] for part in _split(value, ","))
         bind = keys.get("type", "bind") == "bind"  # a named volume, a tmpfs: no host folder (its source "")
         specs = [(next((keys[k] for k in _SOURCE_KEYS if k in keys and bind), ""),
                   next((keys[k] for k in _TARGET_KEYS if k in keys), ""))]
     else:
         specs = []
-        for spec in _split(value, ",") if how == PAIRS else [value]:
+        for spec in _split(value, ",") if how == _PAIRS else [value]:
             parts = _split(spec, ":")
             specs.append((parts[0], parts[1] if len(parts) > 1 else parts[0]))  # `SOURCE` alone: the same path there
     return [(source, posixpath.normpath(target)) for source, target in specs if ABSOLUTE.fullmatch(target)]

@@ -414,6 +414,9 @@ class Reading:
     # checkout has it (``recipes.argument_paths``)
     arguments: list[tuple[int, Place]] = field(default_factory=list)
     argument_sites: list[Place | None] = field(default_factory=list)
+    # the container the text runs in (``_Inside``: a command string's, `srun --container-mounts=… bash -c '…'`), whose
+    # mounts say which file of the checkout a `source` of an absolute path there is (``_record``); None: this host
+    inside: "_Inside | None" = None
 
 
 def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Place | None], ...] = (),
@@ -446,7 +449,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
     the caller has it. ``inside``: ``text`` is a command string run in a container (``_Inside``), its files run by an
     absolute path read as that container sees them."""
-    read, shown = Reading(), text
+    read, shown = Reading(inside=inside), text
     code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
@@ -1084,6 +1087,8 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
     elif place is None and _BARE.fullmatch(bare := word.replace('"', "").replace("'", "")):
         # `source helpers`: bash looks on the PATH, then in the folder jobs run from, the checkout's top
         _sourced(read, said_at, (TOP, bare), cwd)
+    elif place is None and read.inside is not None and mounts.ABSOLUTE.fullmatch(bare):
+        _record_inside(read, said_at, word, read.inside.place(bare)[0], cwd)
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
         tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
@@ -1268,6 +1273,16 @@ def _each_record(read: Reading, word: str, substituted: bool, where: tuple[int, 
             _glob(read, said_at, globbed, scope.cwd, each)
         else:
             _record(read, each, False, said_at, _place(_bare(each), scope.variables), scope)
+
+
+def _record_inside(read: Reading, said_at: int, word: str, place: Place | None, cwd: Place | None) -> None:
+    """A `source` in a container (``Reading.inside``) of a path ``word`` the checkout holds at ``place``
+    (``_Inside.place``): that file, or every tracked file it may be (a written end: the mount's start only the run
+    knows, or no mount holds it); nothing where the mount is no folder of the checkout."""
+    if place is not None and place[0] == TAIL:
+        _unplaced(read, said_at, word, place[1], cwd=cwd)
+    elif place is not None and posixpath.basename(place[1]) not in ("", ".", ".."):
+        _sourced(read, said_at, place, cwd)
 
 
 def _sourced(read: Reading, said_at: int, place: Place, cwd: Place | None) -> None:
