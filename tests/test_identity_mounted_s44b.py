@@ -12,7 +12,6 @@ the container would run from the mount is edited."""
 from __future__ import annotations
 
 import pytest
-from sweepgate.core import mounts, shellwords
 from test_identity_probe_s43j import XY, XY_READ, _built, _each_edit_changes_the_identity_or_none
 from test_unknown_prefix_s39u import _identity
 
@@ -96,6 +95,12 @@ WIDE = {
         "docker exec srv bash /workspace/shared/x.sh\n", XY, XY_READ),
     "ssh node bash /ws/shared/x.sh": ("ssh node bash /ws/shared/x.sh\n", XY, XY_READ),
     "ssh node bash -c 'source /ws/shared/x.sh'": ("ssh node bash -c 'source /ws/shared/x.sh'\n", XY, XY_READ),
+    "GITHUB_WORKSPACE moved; docker run -v $GITHUB_WORKSPACE:/workspace … bash /workspace/shared/x.sh": (
+        f'export GITHUB_WORKSPACE="{WS}/sub"\ndocker run -v "{WS}":/workspace img bash /workspace/shared/x.sh\n',
+        {"sub/shared/x.sh": "echo\n"}, ["sub/shared/x.sh"]),
+    "GITHUB_WORKSPACE moved; srun --container-workdir=/workspace bash shared/x.sh": (
+        f'export GITHUB_WORKSPACE="{WS}/sub"\nsrun --container-mounts={WS}:/workspace --container-workdir=/workspace '
+        'bash shared/x.sh\n', {"sub/shared/x.sh": "echo\n"}, ["sub/shared/x.sh"]),
     "docker run … python3 /workspace/x.py imports a sibling module": (
         f'docker run -v "{WS}":/workspace -w /workspace img python3 /workspace/utils/bench_serving/'
         'benchmark_serving.py\n',
@@ -145,4 +150,6 @@ def test_a_path_under_a_mount_of_no_folder_of_the_checkout_is_none_of_its_files(
 def test_each_container_command_mounts_reads_is_one_that_runs_elsewhere():
     """A container's mounts are read only in a command that runs elsewhere (``shellwords._ELSEWHERE``): a tool of
     ``mounts.TOOLS`` it does not find would never be read."""
+    from sweepgate.core import mounts, shellwords  # noqa: PLC0415
+
     assert [tool for tool in mounts.TOOLS if not shellwords._ELSEWHERE.search(f"{tool} run x")] == []

@@ -2171,14 +2171,12 @@ def _contained(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], 
     if not (mounts.ABSOLUTE.fullmatch(bare) or elsewhere and _LITERAL.fullmatch(bare)) or (
             container := inside()) is None:
         return None
-    if bare.startswith("/"):
-        place, mounted, workspace = container.place(bare)
-        if not mounted and (data or argument):
-            return []  # the image's or the run's own file, mostly
-    elif (cwd := container.site) is not None:
-        place, workspace = _from_cwd(cwd, bare), None
-    else:
+    if not bare.startswith("/") and container.site is None:
         return None
+    # (a relative path: from the working folder the options name, which a mount of the checkout holds)
+    place, mounted, workspace = container.place(posixpath.join(container.view.workdir or "/", bare))
+    if not mounted and (data or argument):
+        return []  # the image's or the run's own file, mostly
     site = ARGUMENT if argument else READ_AS_DATA if data else container.site
     if place is not None and place[0] == TAIL:
         if not (data or argument):
