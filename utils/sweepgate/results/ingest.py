@@ -1302,10 +1302,17 @@ def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=
 
 def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome,
           listed: dict[Path, frozenset[int]], read: dict[Path, bytes]) -> None:
+    by_hand = given is not None and given.row is not None
+    partners = _eval_partners(files) if by_hand else {}
+    files = _scores_after_outputs(files, partners)
+    turned_down: set[Path] = set()  # the outputs refused, whose scores (by hand) are held back with them
     for done, path in enumerate(progress(files) if progress else files):
         outcome.files_done = done  # the files before this one are through, stored or refused
         warnings: list = []
         of_line: dict = {}
+        if partners.get(path) in turned_down:
+            outcome.problems.append(_held_back(path, partners[path]))
+            continue
         try:
             _utf8_name(path)
             records, output = _file_records(path, given, warnings, listed.get(path, frozenset()),
@@ -1321,6 +1328,7 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             continue
         except SweepgateError as exc:
             outcome.problems.extend(exc.diagnostics)
+            turned_down.add(path)
             continue
         if records and (digest := _copy_of(path, records, outcome, output, warnings)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
@@ -1332,6 +1340,32 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
                     outcome.firsts.setdefault(digest, path)
                 outcome.files_done = done + 1
     outcome.files_done = len(files)
+
+
+HELD_BACK_RULE = "eval-of-refused-output"  # a job's X-eval.json given by hand, its X.json refused
+
+
+def _eval_partners(files: list[Path]) -> dict[Path, Path]:
+    """Each job's lm-eval scores among ``files`` -> its output among them (``_eval_beside``)."""
+    named = set(files)
+    return {scores: output for output in files if (scores := _eval_beside(output)) in named}
+
+
+def _scores_after_outputs(files: list[Path], partners: dict[Path, Path]) -> list[Path]:
+    """``files`` with each job's scores right after its output (a folder lists ``c4-eval.json`` first), so
+    that an output refused is known before its scores are stored."""
+    after = {output: scores for scores, output in partners.items()}
+    return [f for path in files if path not in partners for f in (path, after.get(path)) if f is not None]
+
+
+def _held_back(scores: Path, output: Path) -> Diagnostic:
+    """s44d: the scores of an output refused by hand are the same job's, given the same ``--row``: stored
+    alone, a wrong row's point (``--row row-c64.json`` with ``c32.json``) kept them, immutable, and the
+    ingest with the right row then refused them as stored for another point."""
+    return Diagnostic(str(scores), 0, 0, HELD_BACK_RULE, f"not stored: the output of its job, {output.name}, "
+                      "was refused (said on its own line), and these scores would be stored under the same "
+                      "--row, run and ref", f"fix what refused {output.name} and ingest it again; its scores "
+                      "come with it")
 
 
 def _job_without_result(path: Path, kind: sniff.Auxiliary) -> Diagnostic | None:
