@@ -64,3 +64,33 @@ def test_in_a_workflow_the_comment_links_the_commit_and_the_run(db, capsys, monk
     monkeypatch.setenv("GITHUB_REPOSITORY", "acme/bench)[x](https://evil.example")  # not a repository name
     rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
     assert "Measured on commit `c0ffeec0ffee` (run 2002)." in md.splitlines()[2:5]
+
+
+def test_the_headline_counts_the_not_judged_metrics_that_moved_past_their_threshold(tmp_path, capsys):
+    """s44d (a maintainer's first week: main has run each point once or twice): a PR run 12 % down at one
+    point headed its comment and ended its terminal table with "nothing failed, regressed or improved;
+    7 points insufficient-data (42 metrics)"; the terminal said nothing more, and the comment said it
+    only in the section under the headline. The headline now counts those metrics where it counts the
+    points they are of."""
+    import synth
+    from sweepgate.results import record as R
+    from sweepgate.results import store
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    key = synth.KEYS[0]
+    with store.open_store(url) as st:
+        st.add(synth.history(runs=2, keys=(key,), noise=0.0))
+        st.add(synth.pr_run({(key, 16): {R.OUTPUT_TPUT_PER_GPU: 0.88}}, keys=(key,), noise=0.0))
+    counts = "nothing failed, regressed or improved; 5 points insufficient-data (30 metrics; 1 changed beyond its threshold)"
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "pr-7", "--markdown")
+    assert rc == 0, err
+    assert md.splitlines()[1].endswith(f"(last 5 runs; 2 found): {counts}"), md
+    rc, text, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "pr-7")
+    assert rc == 0, err
+    (summary,) = [line for line in text.splitlines() if line.startswith("run pr-7 against")]
+    assert summary.endswith(f"(last 5 runs; 2 found): {counts}"), text
+    # none moved that far: the count stands alone, as before
+    with store.open_store(url) as st:
+        st.add(synth.pr_run(keys=(key,), noise=0.0, run="pr-8", ref="refs/pull/8/merge"))
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", url, "--run", "pr-8", "--markdown")
+    assert md.splitlines()[1].endswith("found): nothing failed, regressed or improved; 5 points insufficient-data (30 metrics)"), md

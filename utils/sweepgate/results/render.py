@@ -265,11 +265,14 @@ def tally(verdicts: list[C.Verdict]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def counted(verdict: str, points: int, metrics: int) -> str:
+def counted(verdict: str, points: int, metrics: int, beyond: int = 0) -> str:
     """One verdict's count in points, with its metrics where they are not all of the points' ("1 point
-    regressed (2 metrics)"; "3 points unchanged", "1 point failed": a failed job has no metric)."""
+    regressed (2 metrics)"; "3 points unchanged", "1 point failed": a failed job has no metric), and
+    ``beyond``: how many of those metrics, not judged, changed beyond their threshold (``_beyond``)."""
     text = f"{count(points, 'point')} {verdict}"
-    return text + (f" ({count(metrics, 'metric')})" if points and verdict not in (C.FAILED, C.UNCHANGED) else "")
+    if not points or verdict in (C.FAILED, C.UNCHANGED):
+        return text
+    return text + f" ({count(metrics, 'metric')}" + (f"; {beyond} {_beyond_words(beyond)}" if beyond else "") + ")"
 
 
 CHANGES = (C.FAILED, C.REGRESSED, C.IMPROVED)  # the verdicts the headline names, or says none has
@@ -291,7 +294,9 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
     with nothing to count says NOTHING_COMPARED. The points main's newest run has and the run did not measure
     end the counts, NOT_MEASURED_COUNT (new user s41l: the headline left them out, the blockquote under it
     alone named them)."""
-    points = [counted(verdict, *n) for verdict, n in tally(comparison.verdicts).items() if n[0]]
+    beyond = sum(map(_beyond, comparison.verdicts))  # s44d: "nothing ... regressed" over a -12 % not judged
+    points = [counted(verdict, *n, beyond=beyond if verdict == C.INSUFFICIENT else 0)
+              for verdict, n in tally(comparison.verdicts).items() if n[0]]
     if dropped := sum(m.what is None for m in comparison.not_measured):
         points.append(f"{count(dropped, 'point')} {NOT_MEASURED_COUNT}")
     scores = [f"{n} {verdict}" for verdict, n in E.counts(comparison.evals).items() if n]
@@ -503,7 +508,12 @@ def _large_unjudged(verdicts: list[C.Verdict]) -> str:
     """``; 1 changed beyond its threshold, listed above``: so a folded section does not hide a -40 %
     (those rows are also listed open, before the folds)."""
     n = sum(map(_beyond, verdicts))
-    return f"; {count(n, 'metric')} changed beyond {'its' if n == 1 else 'their'} threshold, listed above" if n else ""
+    return f"; {count(n, 'metric')} {_beyond_words(n)}, listed above" if n else ""
+
+
+def _beyond_words(n: int) -> str:
+    """What ``n`` not-judged metrics did (``_beyond``), as the headline and the folds say it."""
+    return f"changed beyond {'its' if n == 1 else 'their'} threshold"
 
 
 def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, more: str = MORE) -> list[str]:
