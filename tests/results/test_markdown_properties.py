@@ -181,13 +181,14 @@ def check_html(text: str) -> None:
     assert depth == 0
 
 
+BEYOND = r"; (\d+) changed beyond (?:its|their) threshold"  # of the insufficient-data metrics (s44d)
 COUNTED = re.compile(r"(?a)(\d+) points? (failed|regressed|improved|unchanged|insufficient-data|new)"
-                     r"(?: \((\d+) metrics?\))?")
+                     rf"(?: \((\d+) metrics?(?:{BEYOND})?\))?")
 # The headline's counts, at its end (the run id and the ref before them may hold any text): "nothing failed,
 # regressed or improved" where none did, the verdicts some point has, then the eval scores' (s38f: no zero count);
 # "nothing to compare" for a run of neither.
 COUNTS = re.compile(r"(?a): (?:(?P<quiet>nothing failed, regressed or improved)(?:; |$)|(?P<none>nothing to compare$))?"
-                    r"(?P<points>(?:\d+ points? [a-z-]+(?: \(\d+ metrics?\))?(?:, (?=\d)|(?=;)|$))*)"
+                    rf"(?P<points>(?:\d+ points? [a-z-]+(?: \(\d+ metrics?(?:{BEYOND})?\))?(?:, (?=\d)|(?=;)|$))*)"
                     r"(?:(?:; )?eval scores: (?P<evals>(?:\d+ [a-z-]+(?:, )?)+))?$")
 
 
@@ -224,7 +225,10 @@ def check_headline(text: str, comparison: C.Comparison) -> None:
     found = COUNTS.search(line)
     assert found, line
     points_part, evals_part = found["points"], found["evals"] or ""
-    counts = {verdict: (int(points), int(metrics or 0)) for points, verdict, metrics in COUNTED.findall(points_part)}
+    found_counts = COUNTED.findall(points_part)
+    counts = {verdict: (int(points), int(metrics or 0)) for points, verdict, metrics, _ in found_counts}
+    beyond = {verdict: int(n) for _, verdict, _, n in found_counts if n}
+    assert beyond == ({C.INSUFFICIENT: n} if (n := sum(map(render._beyond, comparison.verdicts))) else {}), line
     expected = expected_tally(comparison)
     assert set(counts) == {verdict for verdict in C.VERDICTS if expected[verdict][0]}, line  # no zero count
     for verdict in counts:
