@@ -10,11 +10,15 @@ sidecar's ``::error`` annotations among them, were read as plain text. The step 
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
+import subprocess
 
 import pytest
 
 from test_benchmark_step_commands_s42a import FAKE_RUNNER, STEPS, _run_step, runner_reads
+from test_workflows import load
 
 UNENDED = ["done", "::add-mask::x"]
 
@@ -43,3 +47,40 @@ def test_a_launcher_s_unended_last_line_does_not_keep_the_region_open(where, las
     token = read[0].split("::", 2)[2]
     assert read == [f"::stop-commands::{token}", f"::{token}::", after], read
     assert last in skipped and "a whole line" in skipped, skipped
+
+
+# What a step after the job's last annotation prints that the benchmark chose: a submodule path its container
+# planted in a checkout, as actions/checkout's post step prints it (`git submodule foreach` says `Entering
+# '<path>'`), and a file name under logs/ with a line break in it.
+PLANTED = ["Entering 'x ##[error]planted'", "Entering 'a", "::add-mask::main'", "logs/b##[stop-commands]t.log"]
+LAST_WORDS = "Read no workflow command for the rest of the job"
+
+
+@pytest.mark.parametrize("name", sorted({where.split(":")[0] for where in STEPS}))
+def test_what_the_job_prints_after_its_sidecar_is_read_as_no_command(name, tmp_path):
+    """After the job sidecar (the last step whose annotations are sweepgate's) a step opens a stop-commands
+    region, whatever became of the steps before it (`always()`), and before the uploads; its token is drawn at
+    run time, 128 random bits, and differs between runs. Run as the runner runs it, with the planted names
+    printed after it (the uploads and the post steps), the runner reads its one command and none of theirs."""
+    job = load(name)["jobs"]["benchmark"]
+    names = [s.get("name", "") for s in job["steps"]]
+    assert LAST_WORDS in names, names
+    step = job["steps"][names.index(LAST_WORDS)]
+    assert names.index("Job sidecar") < names.index(LAST_WORDS) < names.index("Upload result"), names
+    assert step.get("if") == "always()" and "${{" not in step["run"], step
+    tokens = set()
+    for attempt in range(2):
+        script = tmp_path / f"step-{attempt}.sh"
+        script.write_text(step["run"])
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=tmp_path,
+                              env={"PATH": os.environ["PATH"]}, capture_output=True, text=True)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stdout + proc.stderr
+        read, skipped = runner_reads(proc.stdout + "\n".join(PLANTED) + "\n")
+        assert len(read) == 1 and read[0].startswith("::stop-commands::"), read
+        token = read[0].split("::", 2)[2]
+        assert re.fullmatch(r"[0-9a-f]{32}", token), token
+        assert all(line in skipped for line in PLANTED), skipped
+        tokens.add(token)
+    assert len(tokens) == 2, tokens
+    # nothing in the steps after it ends the region (none prints a command at all)
+    assert not any("::" in s.get("run", "") for s in job["steps"][names.index(LAST_WORDS) + 1:])
