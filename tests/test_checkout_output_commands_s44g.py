@@ -7,7 +7,9 @@ reads `##[...]` anywhere in a line, so a subject `tidy ##[save-state name=sshKey
 the checkout's post step, which removes the path its `sshKeyPath` state names (`io.rmRF`): an approved
 commit's subject, which no reviewer reads as code, deleted a path of the GPU host's after the job. Every
 checkout of a PR's commit in a workflow no pull request starts now runs inside a stop-commands region, opened
-by the step before it under a token drawn at run time and kept in runner.temp, closed by the step after it.
+before it under a token drawn at run time and kept in runner.temp, closed by the step after it. In the templates
+the region opens before the workspace is emptied: `find` names, as they are, the files a past job's container
+left that it cannot delete (`find: cannot delete './##[error]x'`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ CLOSE = "Read workflow commands again"
 # What git prints checking out a hostile commit: its subject, and a .gitattributes line it refuses.
 GIT_SAID = ["HEAD is now at 1a2b3c4 tidy ##[save-state name=sshKeyPath]/models",
             "::error::x is not a valid attribute name: .gitattributes:1",
-            "##[stop-commands]mine is not a valid attribute name: .gitattributes:2", "::mine::"]
+            "##[stop-commands]mine is not a valid attribute name: .gitattributes:2",
+            "find: cannot delete './##[error]left by a past job': Permission denied", "::mine::"]
 
 
 def pr_checkouts() -> dict[str, tuple[list, int]]:
@@ -57,22 +60,26 @@ def test_the_pr_commits_checked_out_are_the_gpu_jobs_and_the_matrix_s():
     assert runner_command(GIT_SAID[0]) == "save-state"  # what the runner made of the subject
 
 
-def _run(block: str, temp, tmp_path) -> subprocess.CompletedProcess:
-    script = tmp_path / "step.sh"
+def _run(block: str, temp, cwd) -> subprocess.CompletedProcess:
+    script = temp.parent / "step.sh"
     script.write_text(block)
-    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=tmp_path,
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=cwd,
                           env={"PATH": os.environ["PATH"], "RUNNER_TEMP": str(temp)}, capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("where", sorted(CHECKOUTS))
 def test_what_git_prints_of_a_pr_s_commit_is_no_command(where, tmp_path):
-    """The step before the checkout opens a region (its token 128 random bits, drawn each run, out of the
+    """A step before the checkout opens a region (its token 128 random bits, drawn each run, out of the
     workspace), the step after closes it on a line of its own and removes the token; run as the runner runs
-    them around what git prints of a hostile commit, the runner reads those two commands and the next step's,
-    none of git's."""
+    them (and the steps between) around what git and find print of hostile names, the runner reads those two
+    commands and the next step's, none of theirs."""
     steps, i = CHECKOUTS[where]
-    before, after = steps[i - 1], steps[i + 1]
-    assert (before.get("name"), after.get("name")) == (OPEN, CLOSE), (before.get("name"), after.get("name"))
+    names = [s.get("name") for s in steps[:i]]
+    assert OPEN in names and steps[i + 1].get("name") == CLOSE, (names, steps[i + 1].get("name"))
+    before, between, after = steps[names.index(OPEN)], steps[names.index(OPEN) + 1:i], steps[i + 1]
+    # between the region's start and the checkout: run steps that print no command of their own (the templates'
+    # emptying of the workspace, whose `find` names what a past job's container left)
+    assert all("run" in s and "::" not in s["run"] and "if" not in s for s in between), between
     assert "if" not in before and "${{" not in before["run"] + after["run"], (before, after)
     tokens = set()
     for attempt in range(2):
@@ -80,6 +87,10 @@ def test_what_git_prints_of_a_pr_s_commit_is_no_command(where, tmp_path):
         temp.mkdir()
         opened = _run(before["run"], temp, tmp_path)
         assert opened.returncode == 0 and opened.stderr == "", opened.stdout + opened.stderr
+        workspace = tmp_path / f"workspace {attempt}"
+        (workspace / ".git").mkdir(parents=True)
+        for step in between:
+            assert _run(step["run"], temp, workspace).returncode == 0, step
         closed = _run(after["run"], temp, tmp_path)
         assert closed.returncode == 0 and closed.stderr == "", closed.stdout + closed.stderr
         assert list(temp.iterdir()) == [], "the token was left in runner.temp"
