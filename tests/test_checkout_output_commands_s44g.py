@@ -24,7 +24,7 @@ from test_benchmark_step_commands_s42a import runner_reads
 from test_workflow_commands import runner_command
 from test_workflows import NAMES, load
 
-OPEN = "Read no workflow command while git checks out the PR's commit"
+OPEN = "Read no workflow command while git checks out "  # the PR's commit, main's tools
 CLOSE = "Read workflow commands again"
 # What git prints checking out a hostile commit: its subject, and a .gitattributes line it refuses.
 GIT_SAID = ["HEAD is now at 1a2b3c4 tidy ##[save-state name=sshKeyPath]/models",
@@ -34,8 +34,10 @@ GIT_SAID = ["HEAD is now at 1a2b3c4 tidy ##[save-state name=sshKeyPath]/models",
 
 
 def pr_checkouts() -> dict[str, tuple[list, int]]:
-    """Every checkout of a commit other than the workflow's own (a `ref:` that is not `github.sha`), in each
-    workflow no pull request starts: where -> (the job's steps, the checkout's index)."""
+    """In each workflow no pull request starts, every checkout of a commit other than the workflow's own (a
+    `ref:` that is not `github.sha`), and every checkout on a runner GitHub does not host (main's own subject
+    is a PR's title when it was squash-merged, and such a host outlives the job): where -> (the job's steps,
+    the checkout's index)."""
     found = {}
     for name in NAMES:
         doc = load(name)
@@ -44,7 +46,8 @@ def pr_checkouts() -> dict[str, tuple[list, int]]:
         for job_name, job in doc["jobs"].items():
             for i, step in enumerate(job.get("steps", [])):
                 ref = (step.get("with") or {}).get("ref")
-                if "actions/checkout@" in step.get("uses", "") and ref and ref != "${{ github.sha }}":
+                hosted = str(job.get("runs-on", "")).startswith("ubuntu-")
+                if "actions/checkout@" in step.get("uses", "") and (ref and ref != "${{ github.sha }}" or not hosted):
                     found[f"{name}:{job_name}:{step.get('name', i)}"] = (job["steps"], i)
     return found
 
@@ -54,7 +57,9 @@ CHECKOUTS = pr_checkouts()
 
 def test_the_pr_commits_checked_out_are_the_gpu_jobs_and_the_matrix_s():
     assert sorted(CHECKOUTS) == [
+        "benchmark-multinode-tmpl.yml:benchmark:Check out main's tools (sweepgate and the launchers)",
         "benchmark-multinode-tmpl.yml:benchmark:Check out the approved commit (its benchmark scripts run)",
+        "benchmark-tmpl.yml:benchmark:Check out main's tools (sweepgate and the launchers)",
         "benchmark-tmpl.yml:benchmark:Check out the approved commit (its benchmark scripts run)",
         "run-sweep.yml:setup:Fetch the approved head (data only; none of its code runs here)"]
     assert runner_command(GIT_SAID[0]) == "save-state"  # what the runner made of the subject
@@ -74,9 +79,9 @@ def test_what_git_prints_of_a_pr_s_commit_is_no_command(where, tmp_path):
     them (and the steps between) around what git and find print of hostile names, the runner reads those two
     commands and the next step's, none of theirs."""
     steps, i = CHECKOUTS[where]
-    names = [s.get("name") for s in steps[:i]]
-    assert OPEN in names and steps[i + 1].get("name") == CLOSE, (names, steps[i + 1].get("name"))
-    before, between, after = steps[names.index(OPEN)], steps[names.index(OPEN) + 1:i], steps[i + 1]
+    opens = [j for j, s in enumerate(steps[:i]) if str(s.get("name")).startswith(OPEN)]
+    assert opens and steps[i + 1].get("name") == CLOSE, ([s.get("name") for s in steps[:i + 2]])
+    before, between, after = steps[opens[-1]], steps[opens[-1] + 1:i], steps[i + 1]
     # between the region's start and the checkout: run steps that print no command of their own (the templates'
     # emptying of the workspace, whose `find` names what a past job's container left)
     assert all("run" in s and "::" not in s["run"] and "if" not in s for s in between), between
