@@ -130,7 +130,12 @@ PASSING = {"python3 x.py imports a sibling module", "python3 x.py imports a sibl
            'bash "shared/${MODEL:-x}.sh" (a part from the environment)', 'F=x.sh; bash "shared/$F"',
            'N=x; python3 "shared/${N}.py"', 'N=x; cat "shared/${N}.txt"', 'case sets N; bash "shared/${N}.sh"',
            'S=(shared/x.sh); for s in "${S[@]}"', 'declare -A S=([a]=shared/x.sh); bash "${S[a]}"',
-           "fs=(shared/x*.sh); for f in ${fs[@]}"}
+           "fs=(shared/x*.sh); for f in ${fs[@]}",
+           # s44c: a Python file's relative path from its working folder, a tracked folder named as an argument, what
+           # a JavaScript file requires, a tracked script or folder copied (its copy may run)
+           "cd shared; python3 r.py opens cfg.txt", "python3 x.py DIR lists a tracked folder",
+           "node x.js requires a sibling", "cp -r shared $T/s; bash $T/s/y.sh",
+           "tar cf - shared | tar xf - -C /tmp/F; bash", "cp x.sh /tmp/F/x.sh; bash /tmp/F/x.sh (what x.sh sources)"}
 
 
 @pytest.mark.parametrize("case", [pytest.param(case, marks=[] if case in PASSING else pytest.mark.xfail(

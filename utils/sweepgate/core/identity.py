@@ -25,7 +25,7 @@ import re
 from typing import Callable
 
 from sweepgate.core import fields as F
-from sweepgate.core import pyimports, recipes, shellwords
+from sweepgate.core import jsrequires, pyimports, recipes, shellwords
 from sweepgate.core.digest import files_sha
 from sweepgate.core.errors import SweepgateError
 from sweepgate.core.recipes import (MULTINODE_PARTS, argument_paths, bare_names, ending_in, globbed, helper_folders,
@@ -48,9 +48,10 @@ class Tracked:
     whose path starts where only the run knows may read (``tail_files``), its submodules and its symbolic links."""
 
     def __init__(self, list_paths: Callable[[], "list[str]"], gitlinks: Callable[[], "dict[str, str]"] | None = None,
-                 symlinks: Callable[[], "list[str]"] | None = None):
+                 symlinks: Callable[[], "list[str]"] | None = None, there: Callable[[str], bool] | None = None):
         self._list, self._by_name, self._gitlinks, self._symlinks = list_paths, None, gitlinks, symlinks
         self._sorted: list[str] | None = None
+        self.there = there if there is not None else (lambda path: True)  # (``Reader.there``)
 
     def gitlinks(self) -> list[str]:
         """The checkout's submodules (git lists each as one entry, its commit: none of the files in it), in order."""
@@ -110,8 +111,8 @@ def _tracked(read, blobs: Blobs) -> Tracked:
     """The checkout's tracked files: ``read.tracked()`` (a ``Reader``: ``read_tree``, ``read_git``), else what ``blobs``
     holds when first asked (``_held``)."""
     listing = getattr(read, "tracked", None)
-    return (Tracked(listing, getattr(read, "gitlinks", None), getattr(read, "symlinks", None)) if listing is not None
-            else _held(blobs))
+    return (Tracked(listing, getattr(read, "gitlinks", None), getattr(read, "symlinks", None), getattr(read, "there", None))
+            if listing is not None else _held(blobs))
 
 
 def _held(blobs: Blobs) -> Tracked:
@@ -240,6 +241,7 @@ def _through(tracked: Tracked) -> Callable[[str], bool]:
         if not heads:
             heads.extend(f"{head}/" for head in [*tracked.symlinks(), *tracked.gitlinks()] or [""])
         return any(head and path.startswith(head) for head in heads) or bool(tracked.under(path))
+    through.there = tracked.there  # (``recipes._named_folder`` asks it first: a path not there lists nothing)
     return through
 
 
@@ -275,7 +277,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         tailed = tailed or bool(tails)
         _read_tails(tails, take, blobs, tracked, folders, globbed(todo, blobs, folders))
         for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
-            if path in blobs and blobs[path] is None and "/" in path:
+            if path in blobs and blobs[path] is None and ("/" in path or tracked.there(path) and tracked.under(path)):
                 reached, escaped = _reached(path, blobs, tracked, lambda found: [
                     got for start in folders.get(path) or [(TOP_CWD, ())]
                     for got in _read_at(folders, found, blobs, start[0], tracked)])
@@ -283,7 +285,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
                 if escaped:
                     tailed = True
                     _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
-        todo = list(dict.fromkeys(more)) or _read_runs(shell_files(out, folders), blobs, tracked, folders, take, more)
+        todo = list(dict.fromkeys(more)) or _read_rest(list(out), blobs, tracked, folders, take, more)
     if tailed and _workspace_moved(shell_files(out, folders), blobs):  # the workspace set: it may be in any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -293,6 +295,15 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     found = Files(out)
     found.folders = folders
     return found
+
+
+def _read_rest(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
+               take: Callable[[list[str]], None], more: list[str]) -> list[str]:
+    """``take`` (``tail_files``) what the shell ``files`` run from a start only the run knows and the modules their
+    Python imports (``_read_runs``), then what the JavaScript of ``files`` loads (``_read_loaded``); give what that
+    adds to ``more``."""
+    return (_read_runs(shell_files(files, folders), blobs, tracked, folders, take, more)
+            or _read_loaded(files, blobs, tracked, folders, take, more))
 
 
 def _read_runs(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
@@ -334,11 +345,34 @@ def _read_imports(files: list[str], blobs: Blobs, tracked: Tracked, folders: dic
         code = [*(f"import {m}\nimport {m}.__main__\n" for m in modules), *codes]
         scripts += [(each, cwd) for each in code for cwd in cwds]
     # (code given on `-c` or standard input: sys.path[0] is the working folder, its name one no file has)
-    scripts = [(posixpath.join(cwd, f"-{k}"), each, [cwd, *paths]) for k, (each, cwd) in enumerate(scripts)]
-    starts = [(path, None, [posixpath.dirname(path), *paths]) for path in files if path.endswith(".py")]
-    take(pyimports.followed(starts + scripts, text_of, tracked.holds,
-                            lambda folder: tracked.under(folder) if folder else tracked.matching("*", True)))
+    scripts = [(posixpath.join(cwd, f"-{k}"), each, [cwd, *paths], [cwd]) for k, (each, cwd) in enumerate(scripts)]
+    starts = [(path, None, [posixpath.dirname(path), *paths], _run_in(path, folders)) for path in files
+              if path.endswith(".py")]
+    found = pyimports.followed(starts + scripts, text_of, tracked.holds,
+                               lambda folder: tracked.under(folder) if folder else tracked.matching("*", True),
+                               tracked.may_be)
+    # (a file it opens that is no script, a config, is read as data: what its text names is not followed)
+    take([got for path in found for got in ([path] if recipes.runnable(path, blobs.get(path)) or path not in blobs
+                                            else _read_at(folders, path, blobs, shellwords.READ_AS_DATA))])
     return list(dict.fromkeys(more))
+
+
+def _read_loaded(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
+                 take: Callable[[list[str]], None], more: list[str]) -> list[str]:
+    """``take`` (``tail_files``) what the JavaScript files of ``files`` load by a relative path, and theirs
+    (``core.jsrequires``: `node shared/x.js` with `require('./m.js')`), each read as data; give what that adds to
+    ``more``."""
+    found = jsrequires.followed(files, lambda path: None if blobs.get(path) is None else blobs[path].decode(
+        "utf-8", "replace"), tracked.holds)
+    take([got for path in found for got in _read_at(folders, path, blobs, shellwords.READ_AS_DATA)])
+    return list(dict.fromkeys(more))
+
+
+def _run_in(path: str, folders: dict[str, list]) -> list[str | None]:
+    """The working folders (checkout paths; None: one only the run knows) the Python file ``path`` runs in: where
+    each run of it starts (``folders``), the top by default."""
+    places = [start[0] for start in folders.get(path) or [(TOP_CWD, ())] if not shellwords.is_data(start[0])]
+    return list(dict.fromkeys(place[1] if place and place[0] == shellwords.TOP else None for place in places))
 
 
 def _python_cwds(path: str, text: str, folders: dict[str, list]) -> list[str]:
@@ -395,8 +429,10 @@ def _read_globs(globs: list[tuple], take: Callable[[list[str]], None], blobs: Bl
 def _folder_files(folder: str, blobs: Blobs, tracked: Tracked, folders: dict[str, list]) -> list[str]:
     """The tracked files in ``folder`` (a path of ``tail_files`` the checkout has no file at), each read as data: a
     folder a file of the job copies or reads whole (`cp -rT "$GITHUB_WORKSPACE/recipes/x" recipes/x`)."""
-    return [got for path in tracked.under(folder) for got in _read_at(folders, path, blobs, shellwords.READ_AS_DATA,
-                                                                      tracked)]
+    runs = [start[0] for start in folders.get(folder) or () if not shellwords.is_data(start[0])]  # a copy's
+    return [got for path in tracked.under(folder)
+            for site in (runs if runs and recipes.runnable(path, blobs.get(path)) else [shellwords.READ_AS_DATA])
+            for got in _read_at(folders, path, blobs, site, tracked)]
 
 
 def _read_at(folders: dict[str, list], path: str, blobs: Blobs, site=TOP_CWD, tracked: Tracked | None = None
@@ -642,9 +678,12 @@ class Reader:
 
     def __init__(self, read: Callable[[list[str]], Blobs], tracked: Callable[[], list[str]],
                  gitlinks: Callable[[], "dict[str, str]"] | None = None,
-                 symlinks: Callable[[], "list[str]"] | None = None):
+                 symlinks: Callable[[], "list[str]"] | None = None, there: Callable[[str], bool] | None = None):
         self._read, self.tracked, self._gitlinks, self._links = read, tracked, gitlinks, None
         self.symlinks = symlinks if symlinks is not None else list
+        # whether a path may be a folder of the checkout or inside a link or submodule of it (a checkout's: one there,
+        # links followed; a revision's: any), asked before its tracked files are listed for a word that names it
+        self.there = there
 
     def gitlinks(self) -> dict[str, str]:
         """Its submodules: path -> the commit each is at (listed once)."""
@@ -784,8 +823,12 @@ def read_tree(root: str, launchers_root: str | None = None) -> Reader:
                 raise unreadable(where, path, exc) from None
         return out
 
+    def there(path: str) -> bool:
+        return os.path.exists(os.path.join(launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/")
+                                           else root, path))
+
     listing = _once(lambda: _tracked_and_links(root, launchers_root))
-    return Reader(read, lambda: listing()[0], lambda: listing()[1], lambda: listing()[2])
+    return Reader(read, lambda: listing()[0], lambda: listing()[1], lambda: listing()[2], there)
 
 
 class Unreadable(SweepgateError):

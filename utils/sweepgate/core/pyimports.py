@@ -39,6 +39,10 @@ class Names:
     imports: list[tuple[int, str, tuple[str, ...]]] = field(default_factory=list)
     path_added: list[tuple[str, str]] = field(default_factory=list)
     beside: list[str] = field(default_factory=list)
+    # the relative paths it spells from the working folder (a string, `os.path.join("a", "b")`: `open('cfg.txt')`),
+    # and the folders `os.chdir` moves it to (a (FILE|CWD, path) pair; None: one only the run knows)
+    opened: list[str] = field(default_factory=list)
+    chdirs: list[tuple[str, str] | None] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -59,7 +63,22 @@ def names(text: str) -> Names | None:
             _call(node, found)
         if isinstance(node, (ast.Call, ast.BinOp)) and (place := _place(node)) and place[0] == FILE and place[1]:
             found.beside.append(place[1])
+        _from_cwd(node, found)
     return found
+
+
+_PATH_LIKE = re.compile(r'[\w.+-]+(?:/[\w.+-]+)*/?')  # a string that may be a relative path (no blank, no `$`)
+
+
+def _from_cwd(node: ast.AST, found: Names) -> None:
+    """A relative path ``node`` spells from the working folder (``Names.opened``: a string, a join of strings), or a
+    folder `os.chdir` moves it to (``Names.chdirs``)."""
+    if isinstance(node, ast.Call) and _dotted(node.func) in ("os.chdir", "chdir") and node.args:
+        found.chdirs.append(_place(node.args[0]))
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PATH_LIKE.fullmatch(node.value):
+        found.opened.append(posixpath.normpath(node.value))
+    elif isinstance(node, (ast.Call, ast.BinOp)) and (place := _place(node)) and place[0] == CWD and place[1]:
+        found.opened.append(place[1])
 
 
 def _call(node: ast.Call, found: Names) -> None:
@@ -185,18 +204,40 @@ def added(path: str, found: Names, cwds: Iterable[str]) -> list[str]:
     return [p for p in out if p != ".." and not p.startswith("../")]
 
 
-def followed(starts: list[tuple[str, str | None, list[str]]], text_of: Callable[[str], str | None],
-             holds: Callable[[str], bool], under: Callable[[str], list[str]]) -> list[str]:
+def opened(path: str, found: Names, cwds: list[str | None], holds: Callable[[str], bool],
+           ending: Callable[[str], list[str]]) -> list[str]:
+    """The tracked files the relative paths of ``found`` (read from ``path``, ``Names.opened``) name from each working
+    folder the Python may run in: ``cwds`` (checkout folders; None where only the run knows it) and each an `os.chdir`
+    of it moves to (from the file's folder, or from those), every tracked file ending in the path from one only the
+    run knows (``ending``). A path that names no tracked file (a word, a model's name, an output) adds nothing."""
+    folder, here = posixpath.dirname(path), list(cwds)
+    for place in found.chdirs:
+        here += [None] if place is None else [within(folder, place[1])] if place[0] == FILE else [
+            None if cwd is None else within(cwd, place[1]) for cwd in cwds]
+    out: list[str] = []
+    for rest in found.opened:
+        if rest == ".." or rest.startswith("../"):
+            continue
+        for cwd in dict.fromkeys(here):
+            out += ending(rest) if cwd is None else [each] if holds(each := within(cwd, rest)) else []
+    return list(dict.fromkeys(out))
+
+
+def followed(starts: list[tuple], text_of: Callable[[str], str | None],
+             holds: Callable[[str], bool], under: Callable[[str], list[str]],
+             ending: Callable[[str], list[str]] | None = None) -> list[str]:
     """The tracked files the Python in ``starts`` imports or builds on `__file__`, and theirs, each file read once (a
     cycle ends). Each start: (its path, or a folder's path + "/-" for code given on `-c` or standard input; its text,
-    None to read it by ``text_of``; the folders its imports search, sys.path). ``holds``: whether the checkout tracks a
-    path; ``under``: the tracked files in a folder. A module imported searches the folders of the file that imports it,
-    its own folder too (a package's sibling: more than Python searches at most)."""
+    None to read it by ``text_of``; the folders its imports search, sys.path; and, when given, the working folders it
+    may run in, for the files it names from there, ``opened``, None for one only the run knows: the tracked files
+    ending so, ``ending``). ``holds``: whether the checkout tracks a path; ``under``: the tracked files in a folder. A
+    module imported searches the folders of the file that imports it, its own folder too (a package's sibling: more
+    than Python searches at most), and runs in its working folders."""
     out: dict[str, None] = {}
-    todo = [(path, text, list(roots)) for path, text, roots in starts]
+    todo = [(start[0], start[1], list(start[2]), list(start[3]) if len(start) > 3 else []) for start in starts]
     seen: set[str] = set()
     while todo:
-        path, text, roots = todo.pop()
+        path, text, roots, cwds = todo.pop()
         if path in seen:
             continue
         seen.add(path)
@@ -214,11 +255,12 @@ def followed(starts: list[tuple[str, str | None, list[str]]], text_of: Callable[
             for rest in found.beside:
                 beside = within(folder, rest)
                 more += [beside] if holds(beside) else under(beside) if beside and not beside.startswith("..") else []
+            more += opened(path, found, cwds, holds, ending or (lambda rest: []))
         for each in more:
             if each not in out:
                 out[each] = None
             if each.endswith(".py") and each not in seen:
-                todo.append((each, None, list(dict.fromkeys([*roots, posixpath.dirname(each)]))))
+                todo.append((each, None, list(dict.fromkeys([*roots, posixpath.dirname(each)])), cwds))
     return list(out)
 
 

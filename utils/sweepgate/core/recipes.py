@@ -217,9 +217,31 @@ def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str
               and (not shellwords.is_data(site) or "/" in helper) and reached(helper)]
     # a file a word of a command names, where the checkout has it (``argument_paths`` reads them first): as data
     named += [(helper, site, None) for helper, site in each_of(read.arguments, read.argument_sites)
-              if blobs.get(helper) is not None]
+              if blobs.get(helper) is not None or _named_folder(helper, blobs, reached)]
+    # a script a copy command copies, or a folder it copies (``shellwords.Reading.copied``): the copy may run
+    named += [(helper, site, None) for helper, site in each_of(read.copied, read.copied_sites)
+              if runnable(helper, blobs.get(helper)) or _named_folder(helper, blobs, reached)]
     return [(helper, posixpath.dirname(helper), started(helper, blobs, site, ends),
              posixpath.dirname(helper) if runs is None else runs) for helper, site, runs in sourced + named]
+
+
+RUNNABLE = (".sh", ".bash", ".py")  # a copied file's endings read as a script's (and one that starts with `#!`)
+
+
+def runnable(path: str, blob: bytes | None) -> bool:
+    """Whether a file a copy command copies (``shellwords.Reading.copied``) is read as a script its copy may run:
+    one ending in ``RUNNABLE`` or starting with `#!`; any other (a config) stays data."""
+    return blob is not None and (path.endswith(RUNNABLE) or blob.startswith(b"#!"))
+
+
+def _named_folder(path: str, blobs: dict[str, bytes | None], reached: Callable[[str], bool] | None) -> bool:
+    """Whether a word of a command names a folder of the checkout (not its top) or a path inside a submodule, which
+    ``reached`` says (``identity._through``; asked only of one its ``there`` says may be, so that a word naming
+    nothing lists no tracked file): a program may list and read every file in it (`python3 r.py shared/cfgs`,
+    ``identity.tail_files`` reads them), or the submodule stands for it. Not one ``blobs`` has not read yet, nor a
+    file."""
+    return (path in blobs and blobs[path] is None and path not in ("", ".") and reached is not None
+            and getattr(reached, "there", bool)(path) and reached(path))
 
 
 def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,

@@ -414,6 +414,11 @@ class Reading:
     # checkout has it (``recipes.argument_paths``)
     arguments: list[tuple[int, Place]] = field(default_factory=list)
     argument_sites: list[Place | None] = field(default_factory=list)
+    # each file or folder a copy command copies (``_copy_sources``: `cp shared/x.sh /tmp/x.sh`, `cp -r shared "$T/s"`,
+    # `tar cf - shared | …`), also in ``ran`` as data: its place, and the working folder at the copy, where a copy
+    # of it may run (``recipes.helper_folders`` reads a script so, and each script of a folder)
+    copied: list[tuple[int, Place]] = field(default_factory=list)
+    copied_sites: list[Place | None] = field(default_factory=list)
     # the container the text runs in (``_Inside``: a command string's, `srun --container-mounts=… bash -c '…'`), whose
     # mounts say which file of the checkout a `source` of an absolute path there is (``_record``); None: this host
     inside: "_Inside | None" = None
@@ -482,6 +487,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.glob_sites += sub.glob_sites
             read.arguments += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.arguments]
             read.argument_sites += sub.argument_sites
+            read.copied += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.copied]
+            read.copied_sites += sub.copied_sites
     return read
 
 
@@ -1580,8 +1587,19 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
+    _copied(text, code, read, [(at, place) for at, place, _ in found], elsewhere, start)
     read.unseen += list(unseen)
     read.unseen_ran += read.unseen[before:]
+
+
+def _copied(text: str, code: str, read: Reading, found: list[tuple[int, Place]], elsewhere: set[int],
+            start: dict[str, Place | None]) -> None:
+    """Each of ``found`` (``_ran``'s files) that a copy command copies (``_copy_sources``), into ``Reading.copied``,
+    with the working folder at the copy (``Reading.copied_sites``; None for one copied where only the run knows it)."""
+    copies = _copy_sources(text, code)
+    for at, place in dict.fromkeys((at, place) for at, place in found if at in copies):
+        read.copied.append((at, place))
+        read.copied_sites.append(None if at in elsewhere else _cwd_at(read.moved, at, start))
 
 
 def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | None],
@@ -1836,7 +1854,7 @@ _BLANKS_OR_NONE = re.compile(r'[ \t]*')
 # begins): `cat .env`, `export $(grep -v '^#' .env | xargs)`, `head -1 cfg.json`, `jq . cfg.json`, `cp cfg.json /tmp`
 _READER = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<reader>cat|tac|head|tail|less|more|'
                      r'grep|egrep|fgrep|rg|sed|awk|gawk|jq|yq|sort|uniq|wc|cut|paste|nl|diff|cmp|comm|join|md5sum|'
-                     r'sha1sum|sha256sum|sha512sum|base64|xxd|od|cp|install)(?=[ \t])', re.MULTILINE)
+                     r'sha1sum|sha256sum|sha512sum|base64|xxd|od|cp|install|rsync|tar)(?=[ \t])', re.MULTILINE)
 _A_REDIRECTION = re.compile(_REDIRECTION)
 
 
@@ -1870,6 +1888,75 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
                     data.add(at)
             at += len(word)
     return found, data
+
+
+# A command that copies the files its words name (``_copy_sources``), where a command begins, as ``_READER`` finds it
+_COPY = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<copy>cp|install|rsync|tar)(?=[ \t])',
+                   re.MULTILINE)
+_COPY_TARGET = ("-t", "--target-directory")  # cp's and install's folder to copy into, before the files
+_COPY_VALUED = {"cp": ("-S", "--suffix"), "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S"),
+                "rsync": ("-e", "--rsh", "--exclude", "--include", "--filter", "-f"), "tar": ()}
+_TAR_VALUED = "fCTXbgHKLNV"  # tar's one-letter options that take the next word (`-czf out.tgz`, `cf -`)
+
+
+def _copy_sources(text: str, code: str) -> set[int]:
+    """The offsets of the words of ``text`` (its ``code``) that a copy command copies from, as ``_read_words`` finds
+    them: each of `cp`'s, `install`'s or `rsync`'s words but its options, their values and the last (the copy; the
+    value of `-t`/`--target-directory` instead, when it has one), and each word a `tar` that creates an archive
+    (`c` among its first letters, `--create`) packs, unless a `-C` moves where it packs from. A copy may run where it
+    went (`cp shared/x.sh /tmp/F/x.sh; bash /tmp/F/x.sh`): its scripts are read as run from the working folder at the
+    copy (``recipes.helper_folders``)."""
+    found: set[int] = set()
+    for m in _COPY.finditer(code):
+        command, at, words = m["copy"], m.end("copy"), []
+        while gap := _WORD_GAP.match(text, at):
+            at = gap.end()
+            if redirection := _A_REDIRECTION.match(text, at):
+                at = redirection.end()
+                continue
+            if not (word := _word(text, at)):
+                break
+            words.append((at, word))
+            at += len(word)
+        found.update(_tar_sources(words) if command == "tar" else _copied_words(words, _COPY_VALUED[command]))
+    return found
+
+
+def _copied_words(words: list[tuple[int, str]], valued: tuple[str, ...]) -> list[int]:
+    """The offsets of the files of a `cp`, `install` or `rsync` of ``words`` (``_copy_sources``)."""
+    files, target, skip = [], False, False
+    for at, word in words:
+        if skip:
+            skip = False
+        elif word in _COPY_TARGET or word in valued:
+            skip, target = True, target or word in _COPY_TARGET
+        elif word.startswith("-"):
+            target = target or word.startswith(("--target-directory=", "-t"))
+        else:
+            files.append(at)
+    return files if target else files[:-1]
+
+
+def _tar_sources(words: list[tuple[int, str]]) -> list[int]:
+    """The offsets of the files a `tar` of ``words`` packs (``_copy_sources``): none unless it creates an archive."""
+    files, skip, create = [], 0, False
+    for k, (at, word) in enumerate(words):
+        bundle = word[1:] if word.startswith("-") and not word.startswith("--") else word if k == 0 else ""
+        if skip:
+            skip -= 1
+        elif word in ("--create",) or word.startswith("--directory") or word.startswith("--file"):
+            create = create or word == "--create"
+            if word.startswith("--directory"):
+                return []
+            skip = 0 if "=" in word or word == "--create" else 1
+        elif bundle and bundle.isalpha():
+            if "C" in bundle:
+                return []  # (packed from a folder `-C` names: passed over)
+            create = create or "c" in bundle
+            skip = sum(bundle.count(letter) for letter in _TAR_VALUED)
+        elif not word.startswith("-"):
+            files.append(at)
+    return files if create else []
 
 
 def _shell_strings(text: str, code: str) -> list[tuple[int, int]]:
