@@ -75,10 +75,12 @@ def test_a_tracked_file_a_command_s_word_names_is_hashed(tmp_path, case):
 
 def test_words_that_name_nothing_tracked_hash_nothing(tmp_path):
     """Words that name no tracked file (an option, a model name, a number, an output, a path only the run knows, a glob
-    whose folder only the run knows, the checkout's top) add nothing and take no identity away (s44c: a tracked folder
-    named as an argument is read whole, below)."""
+    whose folder only the run knows, the checkout's top, a variable's value naming a folder, mostly one a script
+    builds paths on) add nothing and take no identity away (s44c: a tracked folder a command's word names is read
+    whole, below)."""
     lines = ('python3 shared/open.py serve m --tp 8 --out "$OUT/r.json" --cfg "$CFG_DIR/x.yaml" "$TMP"/*.log\n'
              'python3 shared/open.py --dir . --root "$GITHUB_WORKSPACE" --models-dir models\n'
+             'MODELS=shared/models python3 shared/open.py\nexport D=shared/models\n'
              'for c in $(seq 1 3); do python3 shared/open.py --conc "$c"; done\n')
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + lines, **RUNS, "shared/models/m.txt": "x\n",
                                 "unrelated.txt": "x\n"})
@@ -93,7 +95,6 @@ def test_words_that_name_nothing_tracked_hash_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("lines", ["python3 shared/open.py --dir shared/models\n",
-                                   "MODELS=shared/models python3 shared/open.py\n",
                                    "python3 shared/open.py --models=shared/models/\n",
                                    "cd shared && python3 open.py models\n"])
 def test_a_tracked_folder_a_word_names_is_read_whole(tmp_path, lines):
@@ -101,16 +102,14 @@ def test_a_tracked_folder_a_word_names_is_read_whole(tmp_path, lines):
     file in it is hashed, so an edit to one, or one added, changes the identity; one elsewhere does not."""
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + lines, **RUNS, "shared/models/m.txt": "x\n",
                                 "unrelated.txt": "x\n"})
-    first = _identity(repo)
-    assert first is not None
+    before = _identity(repo)
     repo.write("unrelated.txt", "y\n")
-    assert _identity(repo) == first
-    repo.write("shared/models/m.txt", "y\n")
-    assert _identity(repo) not in (None, first)
-    second = _identity(repo)
-    repo.write("shared/models/n.txt", "new\n")
-    repo.git("add", "shared/models/n.txt")
-    assert _identity(repo) not in (None, second)
+    assert before is not None and _identity(repo) == before
+    for path, text in (("shared/models/m.txt", "y\n"), ("shared/models/n.txt", "new\n")):  # an edit, a file added
+        repo.write(path, text)
+        repo.git("add", path)
+        assert _identity(repo) not in (None, before), path
+        before = _identity(repo)
 
 
 # --- 2: files a list read at run time names -----------------------------------------------------------------------

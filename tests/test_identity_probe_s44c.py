@@ -7,11 +7,13 @@ must change, or the row has none."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import pytest
 from test_identity_probe_s43j import FIXED, XY, XY_READ, _built, _each_edit_changes_the_identity_or_none
-from test_identity_reads_s42b import _run
-from test_unknown_prefix_s39u import _identity
+from test_identity_reads_s42b import LAUNCHER, _run
+from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink
+from test_unknown_prefix_s39u import _checkout
 
 READER = "print(open('cfg.txt').read())\n"
 CFG = {"shared/cfg.txt": None}
@@ -39,11 +41,10 @@ VARIANTS = {
         {"shared/r.py": "import os, sys\nd = sys.argv[2]\nfor f in sorted(os.listdir(d)):\n"
                         "    print(open(os.path.join(d, f)).read())\n", "shared/cfgs/a.yaml": None},
         ["shared/cfgs/a.yaml"]),
-    "CFG_DIR=shared/cfgs python3 r.py": (
-        "CFG_DIR=shared/cfgs python3 shared/r.py\n",
-        {"shared/r.py": "import os\nd = os.environ['CFG_DIR']\nfor f in sorted(os.listdir(d)):\n"
-                        "    print(open(os.path.join(d, f)).read())\n", "shared/cfgs/a.yaml": None},
-        ["shared/cfgs/a.yaml"]),
+    "cd shared && python3 r.py cfgs (a glob of it read)": (
+        "cd shared && python3 r.py cfgs\n",
+        {"shared/r.py": "import glob, sys\nfor f in sorted(glob.glob(sys.argv[1] + '/*.yaml')):\n"
+                        "    print(open(f).read())\n", "shared/cfgs/a.yaml": None}, ["shared/cfgs/a.yaml"]),
     # a JavaScript file's relative modules
     "node shared/x.mjs imports ./m.mjs": (
         "node shared/x.mjs\n", {"shared/x.mjs": "import { f } from './m.mjs';\nf();\n",
@@ -78,3 +79,52 @@ def test_each_variant_reads_its_files_and_an_edit_changes_the_identity(tmp_path,
     repo = _built(tmp_path, lines, files)
     assert set(read) <= set(_run(repo)), _run(repo)
     _each_edit_changes_the_identity_or_none(repo, read)
+
+
+# --- the known gaps s44c closed: a makefile in a folder only the run knows, a word with a variable part, a submodule's
+# files named by a word ---------------------------------------------------------------------------------------------
+MAKEFILE = "all:\n\t@echo read:shared/Makefile\n"
+OPENER = "import sys\nprint(open(sys.argv[-1].split('=')[-1]).read())\n"
+GAPS = {
+    # (D from the environment: the premise is shown with D=shared; any tracked makefile may be the one)
+    'make -C "$D"': ('make -s -C "$D"\n', {"shared/Makefile": MAKEFILE}, ["shared/Makefile"]),
+    'make --directory="$D" -f other.mk': ('make -s --directory="$D" -f other.mk\n',
+                                          {"shared/other.mk": MAKEFILE.replace("Makefile", "other.mk")},
+                                          ["shared/other.mk"]),
+    'N=x; python3 r.py --config "shared/${N}.json"': ('N=x\npython3 shared/r.py --config "shared/${N}.json"\n',
+                                                      {"shared/r.py": OPENER, "shared/x.json": None}, ["shared/x.json"]),
+    "python3 r.py --config=shared/${N:-x}.json": ("python3 shared/r.py --config=shared/${N:-x}.json\n",
+                                                  {"shared/r.py": OPENER, "shared/x.json": None}, ["shared/x.json"]),
+    'CFG="shared/$MODEL.json" python3 r.py "$CFG"': ('MODEL=x\nCFG="shared/$MODEL.json" python3 shared/r.py\n',
+                                                     {"shared/r.py": "import os\nprint(open(os.environ['CFG']).read())\n",
+                                                      "shared/x.json": None}, ["shared/x.json"]),
+}
+
+
+@pytest.mark.parametrize("case", GAPS)
+def test_each_gap_reads_its_files_and_an_edit_changes_the_identity(tmp_path, case):
+    lines, files, read = GAPS[case]
+    repo = _built(tmp_path, lines, files)
+    assert set(read) <= set(_ran_with(repo, {"D": "shared"})), _ran_with(repo, {"D": "shared"})
+    _each_edit_changes_the_identity_or_none(repo, read)
+
+
+@pytest.mark.parametrize("line", ["python3 shared/r.py --config vendor/tools/cfg.json\n",
+                                  "CFG=vendor/tools/c.yaml python3 shared/r.py\n", "python3 shared/r.py vendor/tools\n"])
+def test_a_bump_of_the_submodule_a_word_names_a_file_of_changes_the_identity(tmp_path, line):
+    """A file inside a submodule (git tracks none of its files) or the submodule's folder, named by a command's word:
+    the submodule's commit stands for it, so a bump changes the identity, the host's and `ci reuse`'s alike."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + line, "shared/r.py": "print(1)\n"})
+    _gitlink(repo, "vendor/tools", ONE)
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    _gitlink(repo, "vendor/tools", TWO)
+    bumped_host, bumped_reuse = _both(repo)
+    assert bumped_host == bumped_reuse and bumped_host not in (None, host)
+
+
+def _ran_with(repo, env: dict[str, str]) -> list[str]:
+    """``_run`` with ``env`` in the launcher's environment besides (a variable only the run knows, given here)."""
+    out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True, timeout=60,
+                         env={"PATH": "/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path), "HOME": str(repo.path), **env})
+    return list(dict.fromkeys(word.split(":", 1)[1] for word in out.stdout.split() if word.startswith("read:")))

@@ -237,11 +237,15 @@ def _through(tracked: Tracked) -> Callable[[str], bool]:
     them all)."""
     heads: list[str] = []
 
-    def through(path: str) -> bool:
+    def linked(path: str) -> bool:  # through a link or submodule (or one itself)
         if not heads:
             heads.extend(f"{head}/" for head in [*tracked.symlinks(), *tracked.gitlinks()] or [""])
-        return any(head and path.startswith(head) for head in heads) or bool(tracked.under(path))
-    through.there = tracked.there  # (``recipes._named_folder`` asks it first: a path not there lists nothing)
+        return any(head and f"{path}/".startswith(head) for head in heads)
+
+    def through(path: str) -> bool:
+        return linked(path) or bool(tracked.under(path))
+    # (``recipes._named_folder`` asks ``there`` first: a path not there lists nothing)
+    through.there, through.linked = tracked.there, linked
     return through
 
 
@@ -291,7 +295,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     missing = [path for path in out if path in blobs and blobs[path] is None]
     if missing:  # a file inside a submodule is none git tracks: the submodule's commit stands for it
         out.update(dict.fromkeys(link for link in tracked.gitlinks()
-                                 if link not in out and any(path.startswith(link + "/") for path in missing)))
+                                 if link not in out and any(f"{path}/".startswith(link + "/") for path in missing)))
     found = Files(out)
     found.folders = folders
     return found
@@ -572,11 +576,17 @@ def read_all(rows: list[dict], runners: dict, read: Callable[[list[str]], Blobs]
         files = tail_files(heard, blobs, tracked, folders)
         # and the files a word of a command names (``recipes.argument_paths``), kept where the checkout has them
         missing = [path for path in dict.fromkeys([*files, *argument_paths(files, blobs, files.folders)])
-                   if path not in blobs]
+                   if path not in blobs or blobs[path] is None and path in _listed_links(read)]
         if not missing:
             return blobs
         blobs.update(read(missing))
         read_helpers(missing, blobs, read)
+
+
+def _listed_links(read) -> dict[str, str]:
+    """The submodules a ``Reader`` listed already (none asked for here): one a word names whole (`python3 r.py
+    vendor/tools`), read before they were listed as no file, is read again as the commit it is at."""
+    return getattr(read, "_links", None) or {}
 
 
 def recipe_files(rows: list[dict], runners: dict, git, ref: str) -> tuple[Blobs, list[list[str]]]:
@@ -824,11 +834,25 @@ def read_tree(root: str, launchers_root: str | None = None) -> Reader:
         return out
 
     def there(path: str) -> bool:
-        return os.path.exists(os.path.join(launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/")
-                                           else root, path))
+        return _there(launchers_root if launchers_root and path.startswith(LAUNCHER_DIR + "/") else root, path)
 
     listing = _once(lambda: _tracked_and_links(root, launchers_root))
     return Reader(read, lambda: listing()[0], lambda: listing()[1], lambda: listing()[2], there)
+
+
+def _there(root: str, path: str) -> bool:
+    """Whether ``path`` may be a folder of the checkout ``root``, or be inside one of its links or submodules
+    (``Reader.there``): it is there (links followed), or the nearest folder on its way that is (not the top) is
+    empty or a repository of its own (a submodule not checked out, or checked out)."""
+    if os.path.exists(os.path.join(root, path)):
+        return True
+    parts = path.split("/")[:-1]
+    while parts and not os.path.isdir(folder := os.path.join(root, *parts)):
+        parts.pop()
+    try:
+        return bool(parts) and (not os.listdir(folder) or os.path.lexists(os.path.join(folder, GIT_DIR)))
+    except OSError:  # (a folder this user may not list: it may be)
+        return True
 
 
 class Unreadable(SweepgateError):

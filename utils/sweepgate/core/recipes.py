@@ -215,9 +215,11 @@ def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str
     named += [(helper, site, None) for helper, site in each_of(read.ran, read.ran_sites)
               if helper not in blobs or blobs[helper] is not None or reached is not None
               and (not shellwords.is_data(site) or "/" in helper) and reached(helper)]
-    # a file a word of a command names, where the checkout has it (``argument_paths`` reads them first): as data
-    named += [(helper, site, None) for helper, site in each_of(read.arguments, read.argument_sites)
-              if blobs.get(helper) is not None or _named_folder(helper, blobs, reached)]
+    # a file a word of a command names, where the checkout has it (``argument_paths`` reads them first), or a tracked
+    # folder (``_named_folder``): as data
+    named += [(helper, site, None) for entry, named_at in zip(read.arguments, read.argument_sites)
+              for helper, site in each_of([entry], [named_at]) if blobs.get(helper) is not None
+              or _named_folder(helper, blobs, reached, whole=not shellwords.assigned_at(text, entry[0]))]
     # a script a copy command copies, or a folder it copies (``shellwords.Reading.copied``): the copy may run
     named += [(helper, site, None) for helper, site in each_of(read.copied, read.copied_sites)
               if runnable(helper, blobs.get(helper)) or _named_folder(helper, blobs, reached)]
@@ -234,14 +236,17 @@ def runnable(path: str, blob: bytes | None) -> bool:
     return blob is not None and (path.endswith(RUNNABLE) or blob.startswith(b"#!"))
 
 
-def _named_folder(path: str, blobs: dict[str, bytes | None], reached: Callable[[str], bool] | None) -> bool:
+def _named_folder(path: str, blobs: dict[str, bytes | None], reached: Callable[[str], bool] | None, *,
+                  whole: bool = True) -> bool:
     """Whether a word of a command names a folder of the checkout (not its top) or a path inside a submodule, which
     ``reached`` says (``identity._through``; asked only of one its ``there`` says may be, so that a word naming
     nothing lists no tracked file): a program may list and read every file in it (`python3 r.py shared/cfgs`,
     ``identity.tail_files`` reads them), or the submodule stands for it. Not one ``blobs`` has not read yet, nor a
-    file."""
+    file. ``whole=False`` (a variable's value, `D=shared`: mostly a folder a script builds paths on, which the reading
+    follows): only a path through a link or submodule (``reached.linked``), no folder read whole."""
     return (path in blobs and blobs[path] is None and path not in ("", ".") and reached is not None
-            and getattr(reached, "there", bool)(path) and reached(path))
+            and getattr(reached, "there", bool)(path)
+            and (reached if whole else getattr(reached, "linked", reached))(path))
 
 
 def start_of(path: str, blobs: dict[str, bytes | None], cwd: shellwords.Place | None = TOP_CWD,

@@ -1573,7 +1573,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
             places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
-                                 unseen, listed, defaulted, functools.partial(container, at))
+                                 unseen, listed, defaulted, functools.partial(container, at), _made_at(text, at))
             (named if at in arguments else found).update(
                 ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                 and posixpath.basename(place[1]) not in ("", ".", "..")
@@ -1623,12 +1623,13 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
-                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None
+                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None, made=False
                 ) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
     read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
     (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
-    where only the run knows it, or what a glob in it matches, it is passed over). One with a glob goes to
+    where only the run knows it, or what a glob in it matches, it is passed over; a written start with a part in a
+    variable, ``_parted_argument``); ``made``: whether it is a makefile (``_made_at``). One with a glob goes to
     ``Reading.globs`` (``_glob``), a written end to ``tails``, one only the run knows to ``unseen`` (each ``_ran``'s,
     keyed so that a word read from two folders is said once): one the text gave a value it lost (``_cleared``), or a
     file run (not read: `cp "$f"` of a `find`'s output is mostly the run's own) that a list read at run time names
@@ -1656,8 +1657,9 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
         place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
         places.append((place, site))
         if argument:
+            _parted_argument(read, at, bare, place, variables, site)
             continue  # (a start only the run knows: passed over)
-        if (tail := _ran_tail(word, place)) and (not data or _LITERAL.fullmatch(bare)):
+        if (tail := _ran_tail(word, place)) and (not data or made or _LITERAL.fullmatch(bare)):
             # (a file read as data where only the run knows the start of its path, `cat "$TMP/out"`, is mostly the
             # run's own: only a relative path's, every tracked file ending so, is read)
             tails[at, tail, site] = None
@@ -1684,6 +1686,18 @@ def _parted(bare: str) -> str | None:
         return None
     pattern = _AN_EXPANSION.sub("*", bare)
     return pattern if _PARTED.fullmatch(pattern) and "$" not in pattern else None
+
+
+def _parted_argument(read: Reading, at: int, bare: str, place: Place | None, variables: dict[str, Place | None],
+                     site: Place | None) -> None:
+    """A word of a command (``_argument_words``) whose start is written but a part of it is an expansion
+    (`--config "shared/${N}.json"`, ``_parted``), its last name written in part (`*.json`, `cfg_*`): every tracked file
+    it may be, as data (``Reading.globs``). One whose last name is an expansion alone (`dir="benchmarks/${n}/${s}"`,
+    mostly a folder a script builds paths on), or where only the run knows the folder it matches in, is passed over,
+    as any such word is."""
+    if place is None and (pattern := _parted(bare)) and pattern.rsplit("/", 1)[-1].strip("*") and (
+            globbed := _globbed(pattern, variables)):
+        _glob(read, at, globbed, site, bare)
 
 
 def _unknown_whole(bare: str, data: bool, defaulted) -> bool:
@@ -1846,6 +1860,15 @@ def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]
     return found, commands
 
 
+_ASSIGNED = re.compile(r'(?<![^\s;&|(`])[A-Za-z_]\w*(?:\[[^]\n]*\])?\+?=\Z')  # a variable's name and `=` before a value
+
+
+def assigned_at(text: str, at: int) -> bool:
+    """Whether the word at ``at`` of ``text`` (``Reading.arguments``) is a variable's value (`D=shared`, `local D=b`,
+    `export CFG=c.json`, `CFG=c.json cmd`), not a command's word or an option's (`--dir=shared`)."""
+    return _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at) is not None
+
+
 # A redirection of a file to a command's input (`< f`, `0< f`, `<> f`, `$(< f)`; not a heredoc's `<<`, a here-string's
 # `<<<`, a process substitution's `<(`, a duplication's `<&`), in the code: the file is read
 _INPUT = re.compile(r'(?<![<>])[0-9]*<(?![<&(])>?')
@@ -1873,21 +1896,29 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
             if not _stdin_script(text, code, spans, m.start()) and not _fed_to_shell(text, code, m.start(), strings):
                 data.add(at)
     for m in _READER.finditer(code):
-        at = m.end("reader")
-        run = _fed_to_shell(text, code, at, strings)
-        while gap := _WORD_GAP.match(text, at):
-            at = gap.end()
-            if redirection := _A_REDIRECTION.match(text, at):
-                at = redirection.end()
-                continue
-            if not (word := _word(text, at)):
-                break
+        run = _fed_to_shell(text, code, m.end("reader"), strings)
+        for at, word in _command_words(text, m.end("reader")):
             if not word.startswith("-") and not word.isdigit():  # (a number: an option's, `head -n 5`)
                 found.append((at, word))
                 if not run:
                     data.add(at)
-            at += len(word)
     return found, data
+
+
+def _command_words(text: str, at: int) -> list[tuple[int, str]]:
+    """The words of the command whose own word ends at ``at`` in ``text``, each (its offset, the word), its
+    redirections passed over, up to the operator that ends it."""
+    words = []
+    while gap := _WORD_GAP.match(text, at):
+        at = gap.end()
+        if redirection := _A_REDIRECTION.match(text, at):
+            at = redirection.end()
+            continue
+        if not (word := _word(text, at)):
+            break
+        words.append((at, word))
+        at += len(word)
+    return words
 
 
 # A command that copies the files its words name (``_copy_sources``), where a command begins, as ``_READER`` finds it
@@ -1908,16 +1939,7 @@ def _copy_sources(text: str, code: str) -> set[int]:
     copy (``recipes.helper_folders``)."""
     found: set[int] = set()
     for m in _COPY.finditer(code):
-        command, at, words = m["copy"], m.end("copy"), []
-        while gap := _WORD_GAP.match(text, at):
-            at = gap.end()
-            if redirection := _A_REDIRECTION.match(text, at):
-                at = redirection.end()
-                continue
-            if not (word := _word(text, at)):
-                break
-            words.append((at, word))
-            at += len(word)
+        command, words = m["copy"], _command_words(text, m.end("copy"))
         found.update(_tar_sources(words) if command == "tar" else _copied_words(words, _COPY_VALUED[command]))
     return found
 
@@ -2073,6 +2095,12 @@ def _found_runs(text: str, code: str) -> list[tuple[int, list[str] | None, bool,
 _MAKE = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin|sudo|nice|time)[ \t]+)?(?P<make>g?make)'
                    r'(?=[ \t;&|)]|$)', re.MULTILINE)
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _made_at(text: str, at: int) -> bool:
+    """Whether the word at ``at`` is a makefile a `make` reads (``_makefiles`` puts each at the last letter of `make`,
+    where no other word starts): one in a folder only the run knows (`make -C "$D"`) is any tracked file ending so."""
+    return at >= 3 and text.startswith("make", at - 3)
 
 
 def _makefiles(text: str, code: str) -> list[tuple[int, str]]:
