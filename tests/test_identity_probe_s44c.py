@@ -13,7 +13,7 @@ import pytest
 from test_identity_probe_s43j import FIXED, XY, XY_READ, _built, _each_edit_changes_the_identity_or_none
 from test_identity_reads_s42b import LAUNCHER, _run
 from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink
-from test_unknown_prefix_s39u import _checkout
+from test_unknown_prefix_s39u import _checkout, _identity
 
 READER = "print(open('cfg.txt').read())\n"
 CFG = {"shared/cfg.txt": None}
@@ -128,3 +128,24 @@ def _ran_with(repo, env: dict[str, str]) -> list[str]:
     out = subprocess.run(["bash", LAUNCHER], cwd=repo.path, capture_output=True, text=True, timeout=60,
                          env={"PATH": "/usr/bin:/bin", "GITHUB_WORKSPACE": str(repo.path), "HOME": str(repo.path), **env})
     return list(dict.fromkeys(word.split(":", 1)[1] for word in out.stdout.split() if word.startswith("read:")))
+
+
+# --- what a copy does not run: no row made blind by a file it only copies as data, or a folder `install -d` makes ----
+KEPT = {
+    "cp shared/cfg.txt /tmp/F/ (a config whose text says `source`)": (
+        f"mkdir -p {FIXED}\ncp shared/cfg.txt {FIXED}/\n", {"shared/cfg.txt": 'source "$X"\n'}),
+    "install -d shared/tools /tmp/F (a folder made, nothing copied)": (
+        f"install -d shared/tools {FIXED}\n", {"shared/tools/t.sh": 'source "$X"\n'}),
+    "cp -r shared /tmp/F/s (a script it copies sources a file only the run knows: it may run)": (
+        f"cp -r shared {FIXED}/s\n", {"shared/t.sh": 'source "$X"\n'}),
+}
+
+
+@pytest.mark.parametrize("case", KEPT)
+def test_a_copy_reads_a_config_as_data_and_install_d_copies_nothing(tmp_path, case):
+    """A file a copy command copies is read as a script only when it is one (`.sh`, `.py`, a `#!` line); `install -d`
+    makes folders and copies none. Both keep the row's identity; a script copied is read as run, so one that sources
+    a file only the run knows leaves the row with none (its copy may run), as a file run does."""
+    lines, files = KEPT[case]
+    repo = _built(tmp_path, lines, files)
+    assert (_identity(repo) is None) == case.startswith("cp -r"), case

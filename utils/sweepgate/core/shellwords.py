@@ -1940,16 +1940,18 @@ def _copy_sources(text: str, code: str) -> set[int]:
     found: set[int] = set()
     for m in _COPY.finditer(code):
         command, words = m["copy"], _command_words(text, m.end("copy"))
-        found.update(_tar_sources(words) if command == "tar" else _copied_words(words, _COPY_VALUED[command]))
+        found.update(_tar_sources(words) if command == "tar" else _copied_words(words, command))
     return found
 
 
-def _copied_words(words: list[tuple[int, str]], valued: tuple[str, ...]) -> list[int]:
-    """The offsets of the files of a `cp`, `install` or `rsync` of ``words`` (``_copy_sources``)."""
-    files, target, skip = [], False, False
+def _copied_words(words: list[tuple[int, str]], command: str) -> list[int]:
+    """The offsets of the files a `cp`, `install` or `rsync` (``command``) of ``words`` copies (``_copy_sources``)."""
+    files, target, skip, valued = [], False, False, _COPY_VALUED[command]
     for at, word in words:
         if skip:
             skip = False
+        elif command == "install" and word in ("-d", "--directory"):  # (folders made, nothing copied)
+            return []
         elif word in _COPY_TARGET or word in valued:
             skip, target = True, target or word in _COPY_TARGET
         elif word.startswith("-"):
