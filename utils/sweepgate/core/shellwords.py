@@ -460,6 +460,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
     _ran(text, code, read, variables or {}, literal, spans, inside)
+    _copied(text, code, spans, read, variables or {})
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -1587,19 +1588,19 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, tail, cwd in tails:
         read.ran_tails.append((at, tail))
         read.ran_tail_sites.append(cwd)
-    _copied(text, code, read, [(at, place) for at, place, _ in found], elsewhere, start)
     read.unseen += list(unseen)
     read.unseen_ran += read.unseen[before:]
 
 
-def _copied(text: str, code: str, read: Reading, found: list[tuple[int, Place]], elsewhere: set[int],
-            start: dict[str, Place | None]) -> None:
-    """Each of ``found`` (``_ran``'s files) that a copy command copies (``_copy_sources``), into ``Reading.copied``,
-    with the working folder at the copy (``Reading.copied_sites``; None for one copied where only the run knows it)."""
+def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, start: dict[str, Place | None]
+            ) -> None:
+    """Each file of ``read.ran`` (``_ran``'s, just read) that a copy command copies (``_copy_sources``), into
+    ``Reading.copied``, with the working folder at the copy (``Reading.copied_sites``; None for one copied where only
+    the run knows it, ``_run_elsewhere``)."""
     copies = _copy_sources(text, code)
-    for at, place in dict.fromkeys((at, place) for at, place in found if at in copies):
+    for at, place in dict.fromkeys((at, place) for at, place in read.ran if at in copies):
         read.copied.append((at, place))
-        read.copied_sites.append(None if at in elsewhere else _cwd_at(read.moved, at, start))
+        read.copied_sites.append(None if _run_elsewhere(code, spans, at) else _cwd_at(read.moved, at, start))
 
 
 def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | None],
