@@ -11,7 +11,8 @@ Every PR point and every baseline median point is one marker (with an SVG id a
 test can count), a PR point with a baseline is joined to its median by a thin line,
 each PR point is labelled with its concurrency (its request rate in a rate sweep,
 ``point_marks``) where the label covers no other, nearer its own marker than any other or joined to it
-by a thin line (``_place_labels``), and the PR points that regressed
+by a thin line crossing no other line (``_place_labels``; a context's points too), the figure larger the more
+points it draws (``figure_size``), and the PR points that regressed
 or improved (in any metric) are ringed, their labels naming the verdict, as a failed, not measured
 or not judged point's does (``spot_labels``). Charts are drawn without pyplot and saved with fixed
 metadata and SVG hash salt, so the same comparison gives the same bytes.
@@ -71,6 +72,10 @@ FORMATS = ("png", "svg")
 TEXT_SIZE = {"font.size": 11, "axes.titlesize": 12.5, "axes.labelsize": 12, "xtick.labelsize": 11,
              "ytick.labelsize": 11, "legend.fontsize": 10.5, "legend.title_fontsize": 10.5}
 POINT_LABEL_SIZE = 10  # a point's conc (or rate) beside it
+# A chart's size in inches at DPI: its width and its plot's height (each legend line adds LEGEND_ROW), for up to
+# ROOMY_POINTS points; a chart of more grows, its area with its points, to MAX_GROWTH times each side at most
+# (s44h: 40 points of 5 recipes were drawn at 880x687 pixels, as one point was, their labels crowded onto lines).
+FIGURE_SIZE, DPI, ROOMY_POINTS, MAX_GROWTH = (8.0, 5.0), 110, 12, 1.6
 # Points of white left and right of the plot and its labels, past the widest (an x axis ending at a tick,
 # ``1.5M`` half past the plot's edge): matplotlib's 3 put it 4.6 pixels from the figure's edge (polish26).
 SIDE_PAD = 9
@@ -101,6 +106,9 @@ ONE_SERIES_INK = "#222222"  # a point label's ink on a chart of one series
 # baseline did measure (``contexts``), thin, dotted and grey, as context: never compared, and so named in the legend
 # (``context_label``); with none such, its title says there is no baseline to compare (``no_baseline_words``).
 CONTEXT_GID, CONTEXT_INK = "context-recipe", "#8c8c8c"  # 3.4:1 on the BACKGROUND: faint, still seen
+# A context's points are labelled with their concurrency too, in its ink, where it has at most CONTEXT_LABELS
+# (s44h: main's eight grey dots beside a new recipe's labelled ones said nothing of where each was measured).
+CONTEXT_LABEL_GID, CONTEXT_LABELS = "context-label", 12
 NOT_MEASURED = C.NOT_MEASURED  # a point the baseline's newest run has and the PR run did not measure
 # A point the PR run measured without a figure the axes show (no interactivity): also drawn at its baseline,
 # marked NOT_MEASURED with its ``missing`` figure, but as a question mark under a legend entry of its own
@@ -138,6 +146,11 @@ LABEL_SPOTS = ((5, 4, "left", "bottom"), (5, -4, "left", "top"), (-5, 4, "right"
 # Where no spot beside a point leaves its label nearest its own marker: the spots this many times as
 # far out, the label joined to its marker by a thin line (LEADER_GID) this wide, in the label's ink.
 LEADER_REACH, LEADER_WIDTH = (2.2, 3.2, 4.5, 6.5, 9.0), 0.7
+# Where a label joined by a leader may sit, besides LABEL_SPOTS: between them, steeper and flatter (s44h: a point
+# inside a bundle of fronts found no free spot on the eight rays its leader could take without crossing a line).
+LEADER_SPOTS = LABEL_SPOTS + ((2, 6, "left", "bottom"), (2, -6, "left", "top"), (-2, 6, "right", "bottom"),
+                              (-2, -6, "right", "top"), (6, 2, "left", "bottom"), (6, -2, "left", "top"),
+                              (-6, 2, "right", "bottom"), (-6, -2, "right", "top"))
 
 
 def series_of(point: tuple) -> tuple:
@@ -467,13 +480,21 @@ def context_style() -> dict:
             "markerfacecolor": BACKGROUND, "markeredgecolor": CONTEXT_INK, "zorder": 1.5}
 
 
-def _draw_context(ax, context: tuple | None) -> list[tuple[float, float]]:
-    """Draw a chart's context (``contexts``) as one dotted line through its points, by interactivity; its points."""
+def _draw_context(ax, context: tuple | None) -> list[tuple[tuple[float, float], str]]:
+    """Draw a chart's context (``contexts``) as one dotted line through its points, by interactivity; its points,
+    each with its label (``_context_mark``)."""
     if not context:
         return []
-    points = sorted(p for p in (_xy(rec.get(R.METRICS) or {}) for rec in context[2]) if p)
-    ax.plot([p[0] for p in points], [p[1] for p in points], gid=CONTEXT_GID, **context_style())
+    points = sorted((xy, _context_mark(rec)) for rec in context[2] if (xy := _xy(rec.get(R.METRICS) or {})))
+    ax.plot([p[0] for p, _ in points], [p[1] for p, _ in points], gid=CONTEXT_GID, **context_style())
     return points
+
+
+def _context_mark(rec: dict) -> str:
+    """A context point's label: its concurrency, else its request rate (``10/s``), else nothing."""
+    if rec.get(R.CONC) is not None:
+        return str(rec[R.CONC])
+    return f"{rec[R.REQUEST_RATE]}/s" if rec.get(R.REQUEST_RATE) is not None else ""
 
 
 def chart_title(group: tuple) -> str:
@@ -884,10 +905,11 @@ def _spot_cost(box, taken, frame) -> float:
     return float((np.clip(w, 0, None) * np.clip(h, 0, None)).sum()) + box.width * box.height - inside
 
 
-def _marks(fig, ax, items: list[dict], rings: set[int] = frozenset()):
+def _marks(fig, ax, items: list[dict], rings: set[int] = frozenset(), around: list = ()):
     """Every marker as a row of an array: x, y (pixels), the radius a label keeps clear of (a ring's
     outer edge for a ringed point, and for a baseline median drawn as a ring, the indexes ``rings``),
-    its item's index, and 1 where it is the point itself (drawn ``at``), 0 for its baseline median."""
+    its item's index, and 1 where it is the point itself (drawn ``at``), 0 for its baseline median; then each
+    context point (``around``: ``_draw_context``'s), its index len(items) + its place there, 1."""
     import numpy as np
 
     px = fig.dpi / 72
@@ -896,6 +918,9 @@ def _marks(fig, ax, items: list[dict], rings: set[int] = frozenset()):
     based = [i for i, item in enumerate(items) if item["base"]]
     base = ax.transData.transform([items[i]["base"] for i in based]).reshape(-1, 2)
     rows += [(*xy, (BASE_RING_SIZE / 2 + 1 if i in rings else 4) * px, i, 0) for i, xy in zip(based, base)]
+    if around:
+        context = ax.transData.transform([xy for xy, _ in around]).reshape(-1, 2)
+        rows += [(*xy, (context_style()["markersize"] / 2 + 1) * px, len(items) + k, 1) for k, xy in enumerate(context)]
     return np.array(rows, dtype=float).reshape(-1, 5)
 
 
@@ -912,15 +937,66 @@ def _samples(xy, px: float):
     return np.concatenate(out) if out else np.empty((0, 4))
 
 
+# Points of white a label keeps from a line's stroke, past half its width (s44h: a label's box was kept a point from
+# a line's middle, so it sat on a 3.8-point baseline front's dashes).
+LINE_CLEAR = 1.0
+# A label that has no spot clear of every line (a point inside a bundle of fronts: its leader may cross none) is
+# drawn beside its point on a patch of the BACKGROUND this much of its font size wider each side, and this opaque,
+# the line faint beneath it (s44h: "64" in a dashed front's ink, on that front, could not be read).
+LABEL_BACKING = (0.15, 0.85)
+
+
 def _obstacles(fig, ax, marks):
     """What a conc label must not cover, as pixel boxes (rows x0 y0 x1 y1): every marker (``_marks``)
-    and every line (fronts, a point's line to its baseline), sampled every few pixels."""
+    and every line (fronts, a point's line to its baseline, a context), sampled every few pixels, as wide as its
+    stroke and LINE_CLEAR either side."""
     import numpy as np
 
     x, y, r = marks[:, 0], marks[:, 1], marks[:, 2]
     boxes = [np.column_stack([x - r, y - r, x + r, y + r])]
-    boxes += [_samples(ax.transData.transform(line.get_xydata()), fig.dpi / 72) for line in ax.get_lines()]
+    boxes += [_samples(ax.transData.transform(line.get_xydata()), _half_width(fig, line)) for line in ax.get_lines()]
     return np.concatenate(boxes)
+
+
+def _half_width(fig, line) -> float:
+    """Pixels from a line's middle a label keeps clear of: half its stroke, and LINE_CLEAR."""
+    return (line.get_linewidth() / 2 + LINE_CLEAR) * fig.dpi / 72
+
+
+def _segments(ax):
+    """Every line's segments (fronts, links to baselines, a context), in pixels, as rows x0 y0 x1 y1: what a leader
+    may not cross (s44h: leaders crossed other recipes' fronts, reading as a label of another recipe's point)."""
+    import numpy as np
+
+    out = [np.empty((0, 4))]
+    for line in ax.get_lines():
+        if line.get_linestyle() != "None":
+            xy = ax.transData.transform(line.get_xydata()).reshape(-1, 2)
+            out.append(np.column_stack([xy[:-1], xy[1:]]))
+    return np.concatenate(out)
+
+
+def _crosses_any(ends, segments, anchor) -> bool:
+    """Whether a leader (``_leader``'s ends) crosses one of ``segments`` (rows x0 y0 x1 y1) that does not end at
+    its ``anchor`` (a row of ``_marks``: its own point's fronts and link start there, and it starts at its edge)."""
+    import numpy as np
+
+    if not len(segments):
+        return False
+    (px_, py_), (qx, qy) = ends
+    a, b = segments[:, :2], segments[:, 2:]
+    near = anchor[2] + 2
+    own = (np.hypot(a[:, 0] - anchor[0], a[:, 1] - anchor[1]) <= near) | (
+        np.hypot(b[:, 0] - anchor[0], b[:, 1] - anchor[1]) <= near)
+
+    def side(o, d, r):  # which side of the line from o along d the points r lie on
+        return d[0] * (r[:, 1] - o[1]) - d[1] * (r[:, 0] - o[0])
+
+    d = (qx - px_, qy - py_)
+    one = side((px_, py_), d, a) * side((px_, py_), d, b)
+    e = b - a
+    two = (e[:, 0] * (py_ - a[:, 1]) - e[:, 1] * (px_ - a[:, 0])) * (e[:, 0] * (qy - a[:, 1]) - e[:, 1] * (qx - a[:, 0]))
+    return bool(((one < 0) & (two < 0) & ~own).any())
 
 
 def _gaps(box, marks):
@@ -955,12 +1031,14 @@ def _crosses(a, b) -> bool:
     return side(*a, b[0]) * side(*a, b[1]) < 0 and side(*b, a[0]) * side(*b, a[1]) < 0
 
 
-def _leader_clear(ends, others, placed: list, leaders: list) -> bool:
+def _leader_clear(ends, others, placed: list, leaders: list, segments=None, anchor=None) -> bool:
     """Whether a leader (``_leader``'s ends) passes clear of every other mark, every label placed and
-    every leader drawn."""
+    every leader drawn, and crosses none of ``segments`` but its ``anchor``'s own (``_crosses_any``)."""
     import numpy as np
 
     if any(_crosses(ends, other) for other in leaders):
+        return False
+    if segments is not None and _crosses_any(ends, segments, anchor):
         return False
     (sx, sy), (ex, ey) = ends
     dx, dy = ex - sx, ey - sy
@@ -1095,11 +1173,13 @@ def label_forms(text: str) -> tuple[str, ...]:
     return (text, f"{head},\n{tail}") if sep and " " in head else (text,)
 
 
-def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list) -> tuple | None:
-    """(text, LABEL_SPOTS entry, reach, leader ends or None) for a label ``push`` times past its point
-    (``_place_labels`` says the order), each of its ``label_forms`` tried in turn; None where it has no spot inside
-    the plot clear of every label and marker; ``marks``: its own marks, the others, and its anchor's (rows of
-    ``_marks``)."""
+def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list,
+                segments=None) -> tuple | None:
+    """(text, LABEL_SPOTS entry, reach, leader ends or None, whether it covers a line) for a label ``push`` times
+    past its point (``_place_labels`` says the order), each of its ``label_forms`` tried in turn; None where it has
+    no spot inside the plot clear of every label and marker; ``marks``: its own marks, the others, and its anchor's
+    (rows of ``_marks``); ``segments``: the lines a leader may not cross (``_segments``), but where the label would
+    otherwise be left out."""
     import numpy as np
 
     own, others, anchor = marks
@@ -1112,15 +1192,22 @@ def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leade
             box = _put(label, where, push)
             costs[form, where] = _spot_cost(box, taken, ax.bbox)
             if costs[form, where] == 0 and _nearest_own(box, own, others):
-                return form, where, push, None
-    for form in forms:
-        label.set_text(form)
-        for reach in LEADER_REACH:
-            for where in LABEL_SPOTS:
-                box = _put(label, where, push * reach)
-                ends = _leader(box, anchor)
-                if _spot_cost(box, taken, ax.bbox) == 0 and _leader_clear(ends, others, placed, leaders):
-                    return form, where, push * reach, ends
+                return form, where, push, None, False
+    def led(lines) -> tuple | None:  # farther out, joined by a leader crossing none of ``lines``
+        for form in forms:
+            label.set_text(form)
+            for reach in LEADER_REACH:
+                for where in LEADER_SPOTS:
+                    box = _put(label, where, push * reach)
+                    ends = _leader(box, anchor)
+                    if _spot_cost(box, taken, ax.bbox) == 0 and _leader_clear(ends, others, placed, leaders, lines,
+                                                                              anchor):
+                        return form, where, push * reach, ends, False
+        return None
+
+    found = led(segments)
+    if found:
+        return found
 
     def rank(key: tuple) -> tuple:  # beside it: rather nearest its own marker, then covering least (a line)
         label.set_text(key[0])
@@ -1130,12 +1217,13 @@ def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leade
                  and ax.bbox.contains(box.x0, box.y0) and ax.bbox.contains(box.x1, box.y1))
         return not clear, margin <= 0, costs[key], -margin
     best = min(costs, key=rank)
-    if rank(best)[0]:  # over a label or a marker, or out of the plot, over the axis' labels or the legend
-        return None
-    return best[0], best[1], push, None
+    if rank(best)[0]:  # over a label or a marker, or out of the plot: a leader across a line, rather than no label
+        return led(None) if segments is not None else None
+    return best[0], best[1], push, None, costs[best] > 0
 
 
-def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int]) -> list:
+def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int],
+                  around: list = ()) -> list:
     """Each spot's label (``spot_labels``: a PR point's mark, ``point_marks``, or one for several
     points at one spot) beside it, at the first LABEL_SPOTS spot covering no other label, marker or
     line and lying nearer its own marker than any other (charts28: an olive "4" clear of every marker sat
@@ -1148,39 +1236,62 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     over the axis' label); ringed and failed points are labelled first, so theirs are left out only where they
     would cover each other or a marker (the table lists them all).
     In its series' colour when the chart has several; ``rings``: the items whose baseline median is a
-    ring round their dot (``ring_hidden_baselines``). Measured after the layout, which the labels stay out of."""
+    ring round their dot (``ring_hidden_baselines``). ``around``: a context's points and their labels
+    (``_draw_context``), labelled last, in its ink, where they are at most CONTEXT_LABELS, and kept clear of in any
+    case. A leader crosses no line but its own point's (``_crosses_any``) unless the label would be left out; a
+    label beside its point on a line is drawn on a patch of the background (LABEL_BACKING). Measured after the
+    layout, which the labels stay out of."""
     import numpy as np
 
-    marks = _marks(fig, ax, items, rings)
-    taken = _obstacles(fig, ax, marks)
-    placed, labels, leaders = [], [], []  # the labels' boxes, the labels, the leaders' ends
+    marks = _marks(fig, ax, items, rings, around)
+    state = {"taken": _obstacles(fig, ax, marks), "segments": _segments(ax), "placed": [], "labels": [],
+             "leaders": []}  # what a label keeps clear of; the labels' boxes, the labels, the leaders' ends
     index = {id(item): i for i, item in enumerate(items)}
     for item, text, spot in sorted(spot_labels(fig, ax, items), key=lambda s: not s[0]["flag"]):  # ringed first
         ink = ONE_SERIES_INK if len(styles) == 1 else label_ink(styles[item["series"]][0])
-        label = ax.annotate(text, item["at"], xytext=(0, 0), textcoords="offset points",
-                            fontsize=POINT_LABEL_SIZE, color=ink, zorder=6, in_layout=False)
         i = index[id(item)]
         push = 1.8 if item["flag"] or item["new"] else 1.3 if i in rings else 1.0  # past its ring
-        mine = np.isin(marks[:, 3], spot)  # the spot's points (its own marks) and their baseline medians (neither)
-        anchor = marks[(marks[:, 3] == i) & (marks[:, 4] == 1)][0]
-        spot = _label_spot(ax, label, push, taken, (marks[mine & (marks[:, 4] == 1)], marks[~mine], anchor),
-                           placed, leaders)
-        if spot is None:  # a ringed one too: overprinted text reads as neither, a covered marker is lost
-            label.remove()
-            continue
-        form, where, reach, ends = spot
-        label.set_text(form)
-        box = _put(label, where, reach)
-        taken = np.concatenate([taken, [box.extents]])
-        if ends:
-            data = ax.transData.inverted().transform(ends)
-            ax.plot(data[:, 0], data[:, 1], color=ink, linewidth=LEADER_WIDTH, gid=f"{LEADER_GID}-{i}", zorder=3.9,
-                    solid_capstyle="butt")
-            taken = np.concatenate([taken, _samples(np.array(ends), fig.dpi / 72)])
-            leaders.append(ends)
-        placed.append(box)
-        labels.append(label)
-    return labels
+        _place_label(fig, ax, state, marks, (text, item["at"], ink, None), i, spot, push)
+    if len(around) <= CONTEXT_LABELS:
+        for k, (xy, text) in enumerate(around):
+            if text:
+                _place_label(fig, ax, state, marks, (text, xy, label_ink(CONTEXT_INK), CONTEXT_LABEL_GID),
+                             len(items) + k, [len(items) + k], 1.0)
+    return state["labels"]
+
+
+def _place_label(fig, ax, state: dict, marks, label_of: tuple, i: int, spot: list[int], push: float) -> None:
+    """Place one label (``label_of``: text, where its point is, ink, gid) of the mark ``i`` (a row index of ``marks``)
+    for the spot's marks ``spot``, ``push`` times past it (``_label_spot``), or leave it out; ``state``: what
+    ``_place_labels`` keeps of the labels placed so far, updated."""
+    import numpy as np
+
+    text, at, ink, gid = label_of
+    label = ax.annotate(text, at, xytext=(0, 0), textcoords="offset points", fontsize=POINT_LABEL_SIZE, color=ink,
+                        zorder=6, in_layout=False, gid=gid)
+    mine = np.isin(marks[:, 3], spot)  # the spot's points (its own marks) and their baseline medians (neither)
+    anchor = marks[(marks[:, 3] == i) & (marks[:, 4] == 1)][0]
+    found = _label_spot(ax, label, push, state["taken"], (marks[mine & (marks[:, 4] == 1)], marks[~mine], anchor),
+                        state["placed"], state["leaders"], state["segments"])
+    if found is None:  # a ringed one too: overprinted text reads as neither, a covered marker is lost
+        label.remove()
+        return
+    form, where, reach, ends, over = found
+    label.set_text(form)
+    if over:  # beside its point, on a line (a point inside a bundle of fronts): on a patch of the background
+        label.set_bbox({"boxstyle": f"square,pad={LABEL_BACKING[0]}", "facecolor": BACKGROUND, "edgecolor": "none",
+                        "alpha": LABEL_BACKING[1]})
+    box = _put(label, where, reach)
+    state["taken"] = np.concatenate([state["taken"], [box.extents]])
+    if ends:
+        data = ax.transData.inverted().transform(ends)
+        ax.plot(data[:, 0], data[:, 1], color=ink, linewidth=LEADER_WIDTH, gid=f"{LEADER_GID}-{i}", zorder=3.9,
+                solid_capstyle="butt")
+        state["taken"] = np.concatenate([state["taken"], _samples(np.array(ends), fig.dpi / 72)])
+        state["segments"] = np.concatenate([state["segments"], [np.ravel(ends)]])
+        state["leaders"].append(ends)
+    state["placed"].append(box)
+    state["labels"].append(label)
 
 
 HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring or label is cut
@@ -1288,7 +1399,8 @@ def _draw_chart(group, items, run, part, whole, rows, baseline, context, sought)
     from matplotlib.figure import Figure
 
     rows = rows or legend_rows(items, whole, extra=bool(context))
-    fig = Figure(figsize=(8, 5.0 + LEGEND_ROW * rows), dpi=110, layout="constrained")
+    width, height = figure_size(crowd(whole, context))
+    fig = Figure(figsize=(width, height + LEGEND_ROW * rows), dpi=DPI, layout="constrained")
     fig.get_layout_engine().set(w_pad=SIDE_PAD / 72)  # the rightmost tick label clear of the edge
     FigureCanvasAgg(fig)  # a renderer, to measure the conc labels with
     ax = fig.add_subplot()
@@ -1300,7 +1412,7 @@ def _draw_chart(group, items, run, part, whole, rows, baseline, context, sought)
     inks = max(len({item["series"] for item in part}) for part in chart_parts(whole))
     told = [(context_style(), context_label(group, context, baseline))] if context else []
     _legend(fig, items, run, styles, fronts, rows, baseline, inks, whole, told)
-    _axes(ax, whole, around)
+    _axes(ax, whole, [xy for xy, _ in around])
     title = printable(chart_title(group)) + (f" (part {part[0]} of {part[1]})" if part[1] > 1 else "")
     if not context and not any(item["base"] for item in whole):
         title += "\n" + no_baseline_words(group, whole, baseline, sought)
@@ -1310,8 +1422,20 @@ def _draw_chart(group, items, run, part, whole, rows, baseline, context, sought)
     fig.get_layout_engine().execute(fig)  # where the title starts, beside the axis labels
     heading.set_fontsize(_fitted_size(heading, fig, TEXT_SIZE["axes.titlesize"]))
     fig.get_layout_engine().execute(fig)  # again, for the fitted title: where each point lands, in pixels
-    _place_labels(fig, ax, items, styles, ring_hidden_baselines(fig, ax, items))
+    _place_labels(fig, ax, items, styles, ring_hidden_baselines(fig, ax, items), around)
     return fig
+
+
+def figure_size(points: int) -> tuple[float, float]:
+    """(width, plot height) in inches of a chart drawing ``points`` markers of its own (``FIGURE_SIZE`` and on)."""
+    growth = min(MAX_GROWTH, max(1.0, math.sqrt(points / ROOMY_POINTS)))
+    return FIGURE_SIZE[0] * growth, FIGURE_SIZE[1] * growth
+
+
+def crowd(whole: list[dict], context: tuple | None = None) -> int:
+    """How many points a chart of the group ``whole`` draws, for its size: its fullest part's (``chart_parts``: the
+    parts of one group are one size), and its context's (``contexts``)."""
+    return max(len(part) for part in chart_parts(whole)) + len(context[2] if context else ())
 
 
 def planned(comparison: C.Comparison) -> list[tuple[str, tuple, list[dict], tuple[int, int]]]:
