@@ -25,17 +25,12 @@ class SignalsHeld:
 
         self.caught, self.deferring, self.previous = None, False, {}
         if threading.current_thread() is threading.main_thread():
-            try:
-                for name in filter(lambda name: hasattr(signal, name), self.SIGNALS):
-                    number = getattr(signal, name)
-                    # Noted before the handler is installed: a signal in the instant after it is
-                    # handled by ``_note``, which needs it (``previous[number] = signal.signal(...)``
-                    # ran it first, a KeyError: an ingest's Ctrl-C read as an internal error).
-                    self.previous[number] = signal.getsignal(number)
-                    signal.signal(number, self._note)
-            except BaseException:  # that signal stopped the work before the block: the handlers as they were
-                self._restore()
-                raise
+            numbers = [getattr(signal, name) for name in self.SIGNALS if hasattr(signal, name)]
+            # Known before the handlers are installed: a signal in the instant after is handled by ``_note``,
+            # which needs them (nu32: a KeyError). All at once (``swap_handlers``): a signal that comes
+            # meanwhile stops the work before the block with every handler as it was.
+            self.previous = {number: _handler_of(number) for number in numbers}
+            self.previous = swap_handlers(dict.fromkeys(numbers, self._note), undo_on_stop=True)
         return self
 
     def defer(self) -> None:
@@ -55,19 +50,9 @@ class SignalsHeld:
         act_as(self.previous[signum], signum)
 
     def _restore(self) -> None:
-        """Every handler as it was, all at once: a signal meanwhile waits until all are back, so it
-        is never caught by a handler of this block left behind (a later SIGTERM noted, not acted on)."""
-        import signal
-
-        held = list(self.previous)
-        blocked = hasattr(signal, "pthread_sigmask") and bool(held)
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, held) if blocked else None
-        try:
-            for number, handler in self.previous.items():
-                signal.signal(number, handler)
-        finally:
-            if blocked:
-                signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        """Every handler as it was, all at once (``swap_handlers``): a signal meanwhile waits until all are
+        back, so it is never caught by a handler of this block left behind (a later SIGTERM noted, not acted on)."""
+        restore_handlers(self.previous)
 
     def __exit__(self, *exc):
         self._restore()
@@ -85,3 +70,64 @@ def act_as(handler, signum: int) -> None:
     elif handler == signal.SIG_DFL:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
+
+
+def swap_handlers(handlers: dict, *, undo_on_stop: bool = False) -> dict:
+    """Install ``handlers`` ({signal: handler}) all at once and return the ones they replace, ``SIG_DFL`` for
+    one not set from Python (main thread only). The signals wait meanwhile (blocked, where the system can):
+    one that comes is handled once the swap is whole, by the handler then installed. A handler that raises
+    meanwhile (a signal's from before the swap) leaves every handler as it was and the signal mask too: a
+    half-done swap leaves a hold's handler behind, which notes a later signal for a hold that is over and
+    so drops it, and a mask left blocking keeps every later Ctrl-C, SIGTERM and SIGHUP from this process and
+    from every process it starts (they inherit it), as if none ever came. ``undo_on_stop``: a handler just
+    installed that raises as the signals are let through (a hold's, for a signal that came before the hold
+    began) puts the ones before back too, so the hold never begins."""
+    import signal
+
+    numbers = list(handlers)
+    blocking = hasattr(signal, "pthread_sigmask") and bool(numbers)
+    # The mask as it is, read by a call that changes nothing: the call that blocks runs the handlers of the
+    # signals already on their way once it has changed the mask, and one that raises there loses the mask.
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, []) if blocking else None
+    replaced: dict = {}
+    swapped = False
+    try:
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_BLOCK, numbers)
+        for number, handler in handlers.items():
+            replaced[number] = _handler_of(number)
+            signal.signal(number, handler)
+        swapped = True
+    except BaseException:
+        for number, handler in replaced.items():
+            signal.signal(number, handler)
+        raise
+    finally:
+        if blocking and not swapped:  # the mask back, whatever the handlers as they were raise then
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    if blocking:
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        except BaseException:
+            if undo_on_stop:
+                swap_handlers(replaced)
+            raise
+    return replaced
+
+
+def restore_handlers(previous: dict) -> None:
+    """Put ``previous`` (what ``swap_handlers`` returned) back all at once, even when a signal's handler raises
+    as they go back: a hold's handler left installed would note a later signal for a hold that is over."""
+    try:
+        swap_handlers(previous)
+    except BaseException:
+        swap_handlers(previous)  # back all the same; the signal's stop goes on
+        raise
+
+
+def _handler_of(number: int):
+    """``number``'s handler; SIG_DFL for one not set from Python (None), which Python cannot set again."""
+    import signal
+
+    handler = signal.getsignal(number)
+    return signal.SIG_DFL if handler is None else handler

@@ -734,16 +734,22 @@ class Stopping:
     def __enter__(self) -> Stopping:
         import threading
 
+        from sweepgate.core.signals import swap_handlers
+
         self.more, self.previous, self.first = 0, {}, None
         if threading.current_thread() is threading.main_thread():
-            for number in (getattr(signal, n) for n in self.SIGNALS if hasattr(signal, n)):
-                if signal.getsignal(number) is not signal.SIG_IGN:
-                    self.previous[number] = signal.signal(number, self._note)
+            numbers = [getattr(signal, n) for n in self.SIGNALS if hasattr(signal, n)]
+            # All at once (``swap_handlers``): a signal that comes meanwhile is noted by the hold, and one
+            # whose handler raised as the hold began leaves no handler of this hold behind to note (and
+            # drop) a later one after it is over.
+            self.previous = swap_handlers({number: self._note for number in numbers
+                                           if signal.getsignal(number) is not signal.SIG_IGN})
         return self
 
     def __exit__(self, *exc) -> None:
-        for number, handler in self.previous.items():
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        from sweepgate.core.signals import restore_handlers
+
+        restore_handlers(self.previous)
 
     def hurried(self) -> bool:
         return self.more >= 2

@@ -1,0 +1,100 @@
+"""s44a: the holds that keep Ctrl-C, SIGTERM and SIGHUP back (the rehearsal's ``Stopping``, the commit's
+``SignalsHeld``) swapped their handlers one by one, unguarded, and a signal at the wrong instant was lost:
+
+- ``Stopping`` installed its handler for SIGINT, then SIGTERM's: a SIGTERM between ran SIGTERM's handler as it
+  was, whose ``Terminated`` left the hold never begun and its SIGINT handler installed. Every later Ctrl-C was
+  noted by that dead hold and dropped (and in ``_interrupted`` nothing of the script was stopped).
+- ``SignalsHeld`` put its handlers back after blocking the three signals with ``pthread_sigmask``, whose return
+  runs the handlers of signals already on their way: one that raised there left SIGINT, SIGTERM and SIGHUP
+  blocked for good, in this process and in every process it starts (they inherit the mask), so a hang-up
+  was never delivered, and the hold's handlers were left installed.
+
+The signals here are real, sent in exactly those instants (``signal.raise_signal`` from inside the standard
+library's call, as the handlers of the existing nu32 tests are)."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from sweepgate.core.errors import Terminated
+from sweepgate.core.signals import SignalsHeld
+from sweepgate.rehearsal.runner import Stopping
+
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def handlers() -> dict:
+    return {number: signal.getsignal(number) for number in HELD}
+
+
+def blocked() -> set:
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+def _terminated(signum, frame):
+    raise Terminated(signum)
+
+
+@pytest.fixture(autouse=True)
+def _handlers_kept():
+    """A command's SIGTERM and SIGHUP handlers meanwhile (``run_guarded``'s), the suite's own back after each
+    test, and the signal mask too, whatever a failing hold left."""
+    before, mask = handlers(), blocked()
+    signal.signal(signal.SIGTERM, _terminated)
+    signal.signal(signal.SIGHUP, _terminated)
+    yield
+    for number, handler in before.items():
+        signal.signal(number, handler)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def test_a_sigterm_as_the_stopping_hold_installs_its_handlers_leaves_none_of_them_behind(monkeypatch):
+    before = handlers()
+    real = signal.signal
+    stopping = Stopping(("noted",))
+
+    def installing(number, handler):
+        old = real(number, handler)
+        if number == signal.SIGINT and getattr(handler, "__self__", None) is stopping:
+            signal.raise_signal(signal.SIGTERM)  # SIGTERM's and SIGHUP's hold handlers are not in yet
+        return old
+
+    monkeypatch.setattr(signal, "signal", installing)
+    try:
+        with stopping:
+            pass
+    except Terminated:  # acted on as it came, before the hold: as good as noted by it
+        pass
+    monkeypatch.undo()
+    assert handlers() == before, "a handler of a hold that is over was left installed"
+    with pytest.raises(KeyboardInterrupt):  # was: noted by the dead hold, and so dropped
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_a_signal_handled_as_the_commit_hold_blocks_signals_to_put_handlers_back_leaves_none_blocked(monkeypatch):
+    """The handler that raises inside ``pthread_sigmask`` is SIGUSR1's here, standing for a SIGTERM that came
+    the instant before the call (the three held signals are blocked by then, so a raise of one would wait)."""
+    before, mask = handlers(), blocked()
+    real = signal.pthread_sigmask
+    signal.signal(signal.SIGUSR1, lambda signum, frame: _terminated(signal.SIGTERM, frame))
+    hold = SignalsHeld()
+    leaving = []
+
+    def blocking(how, numbers):
+        old = real(how, numbers)
+        if leaving and how == signal.SIG_BLOCK and set(numbers) >= set(HELD):
+            leaving.clear()
+            signal.raise_signal(signal.SIGUSR1)  # its handler runs before this call returns, the mask changed
+        return old
+
+    monkeypatch.setattr(signal, "pthread_sigmask", blocking)
+    with pytest.raises(Terminated):
+        with hold:
+            leaving.append(True)
+    monkeypatch.undo()
+    assert blocked() == mask, "the held signals were left blocked: no later one is ever delivered"
+    assert handlers() == before, "the hold's handlers were left installed"
+    with pytest.raises(Terminated):
+        signal.raise_signal(signal.SIGHUP)
