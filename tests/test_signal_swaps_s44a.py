@@ -98,3 +98,34 @@ def test_a_signal_handled_as_the_commit_hold_blocks_signals_to_put_handlers_back
     assert handlers() == before, "the hold's handlers were left installed"
     with pytest.raises(Terminated):
         signal.raise_signal(signal.SIGHUP)
+
+
+def test_a_sigterm_while_the_rehearsed_script_starts_stops_it(tmp_path, monkeypatch):
+    """s44a, found by sending SIGHUP to real rehearsals at 10 ms steps: one in the instant the script was being
+    started (``subprocess.Popen`` waits for its exec) came out of ``Popen`` before the runner had the process
+    to stop, so the script ran on, orphaned in its own session, and wrote into the work dir after it was
+    removed. The signal now waits until the script is started, then stops it. The SIGTERM is real, sent
+    from inside ``Popen`` once the script's process exists."""
+    import subprocess
+
+    from sweepgate.rehearsal import runner
+
+    started = []
+
+    class SignalledWhileStarting(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self.pid)
+            signal.raise_signal(signal.SIGTERM)  # as it came while Popen waited for the script's exec
+
+    script = tmp_path / "row.sh"
+    script.write_text("sleep 600\n")
+    monkeypatch.setattr(runner.subprocess, "Popen", SignalledWhileStarting)
+    try:
+        with pytest.raises(Terminated):
+            runner.run_script(script, tmp_path, dict(__import__("os").environ), tmp_path / "out.log", 600)
+        monkeypatch.undo()
+        assert started and not runner.pid_alive(started[0]), "the script ran on after the SIGTERM"
+    finally:
+        for pid in started:
+            runner._signal(pid, signal.SIGKILL)

@@ -803,9 +803,18 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
     writes (``linetrap.install``), read for where the script was stopped and where its subshells start."""
     grace = stop_grace(timeout)
     with open(out_path, "wb") as out, Subreaper() as reaper:
-        proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        # A Ctrl-C (SIGTERM, SIGHUP) while the script starts (Popen waits for its exec) waits until there is a
+        # process to stop: out of Popen it left the script running on, orphaned in its own session.
+        starting = Stopping(())
         try:
+            with starting:
+                proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        except BaseException:  # no script to stop (bash missing): the signal held meanwhile acts all the same
+            starting.act_on_held()
+            raise
+        try:
+            starting.act_on_held()
             try:
                 _wait(proc, timeout, poll)
                 timed_out, (count, stack) = False, (0, [])
