@@ -8,12 +8,15 @@
   runs the handlers of signals already on their way: one that raised there left SIGINT, SIGTERM and SIGHUP
   blocked for good, in this process and in every process it starts (they inherit the mask), so a hang-up
   was never delivered, and the hold's handlers were left installed.
+- ``run_script`` started the script outside anything that stops it: a signal while ``Popen`` waited for its
+  exec left it running, orphaned (the last test).
 
 The signals here are real, sent in exactly those instants (``signal.raise_signal`` from inside the standard
 library's call, as the handlers of the existing nu32 tests are)."""
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
@@ -123,7 +126,7 @@ def test_a_sigterm_while_the_rehearsed_script_starts_stops_it(tmp_path, monkeypa
     monkeypatch.setattr(runner.subprocess, "Popen", SignalledWhileStarting)
     try:
         with pytest.raises(Terminated):
-            runner.run_script(script, tmp_path, dict(__import__("os").environ), tmp_path / "out.log", 600)
+            runner.run_script(script, tmp_path, dict(os.environ), tmp_path / "out.log", 600)
         monkeypatch.undo()
         assert started and not runner.pid_alive(started[0]), "the script ran on after the SIGTERM"
     finally:
