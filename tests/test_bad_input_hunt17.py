@@ -35,16 +35,23 @@ def test_a_hangup_mid_rehearsal_stops_the_script_and_removes_the_work_dir(tmp_pa
     pids = []
     try:
         pids = [c["pid"] for w in temp.glob("sweepgate-rehearse-*") for c in calls(w)]
+        state = _signal_state(proc.pid)  # a failure says whether SIGHUP was ignored, blocked or caught then
         proc.send_signal(signal.SIGHUP)
         _, err = proc.communicate(timeout=60)
         left = wait_until_dead(pids, timeout=5)
     finally:
         proc.kill()
         kill_quietly(pids)
-    assert proc.returncode == 129 and "Traceback" not in err, err
-    assert err.rstrip().endswith("sweepgate: hung up"), err
+    assert proc.returncode == 129 and "Traceback" not in err, (state, err)
+    assert err.rstrip().endswith("sweepgate: hung up"), (state, err)
     assert not left, f"processes left running: {left}"
     assert list(temp.iterdir()) == [], list(temp.iterdir())
+
+
+def _signal_state(pid: int) -> str:
+    """The kernel's view of ``pid``'s signals (ignored, blocked, caught masks) when the test signalled it."""
+    with open(f"/proc/{pid}/status") as status:
+        return " ".join(line.strip() for line in status if line.startswith(("SigIgn", "SigBlk", "SigCgt")))
 
 
 @pytest.fixture
