@@ -268,6 +268,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from sweepgate.core import report
+    from sweepgate.core.signals import Held
     from sweepgate.rehearsal.runner import remove_work_dir  # loaded before a Ctrl-C may need it
 
     if args.plots and args.no_rehearse:  # the charts come after the rehearsal: DIR would silently stay unwritten
@@ -277,11 +278,14 @@ def run(args) -> int:
         from sweepgate.core.outpaths import creatable_dir
 
         creatable_dir(args.plots, "--plots")  # before a minute of rehearsal, not after it
-    tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
     # The charts folder made here when --plots is not given: kept once its path has reached a reader,
     # removed when the run stops before printing it or the reader has left (`| head -3`: nobody is told of it).
-    made = None
+    # Each folder is made and named under a hold: a signal the instant it exists acts once the finally below
+    # knows it (a folder made before that try was left behind).
+    tmp = made = None
     try:
+        with Held():
+            tmp = tempfile.mkdtemp(prefix="sweepgate-example-")
         base, head, ok, problems, matrix = gate_and_matrix(tmp)
         if not args.json:
             _print_text(sys.stdout, base, head, ok, problems, matrix)
@@ -289,7 +293,8 @@ def run(args) -> int:
         if ok and not args.no_rehearse:
             say = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
                 (lambda line: print(line, flush=True))
-            made = None if args.plots else tempfile.mkdtemp(prefix=CHARTS_PREFIX)
+            with Held():
+                made = None if args.plots else tempfile.mkdtemp(prefix=CHARTS_PREFIX)
             stage = _results_stage(tmp, head, matrix, args.plots or made, say)
         if args.json:
             doc = {"scenario": {"base": base, "head": head, "seed_key": SEED_KEY,
@@ -310,5 +315,5 @@ def run(args) -> int:
     finally:
         if made:
             remove_work_dir(Path(made), "the example's charts folder")
-        if not args.keep:
+        if tmp and not args.keep:
             remove_work_dir(Path(tmp), "the example's throwaway repository")  # whole, even after a Ctrl-C

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sweepgate.core.errors import fail, is_a_folder, os_reason
+from sweepgate.core.signals import Held
 
 
 def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | None = None, *,
@@ -57,10 +58,12 @@ def atomic_write(path: Path, data: bytes, before_replace: Callable[[], None] | N
 def temporary_beside(path: Path) -> Iterator[tuple[int, str]]:
     """A new temporary file beside ``path``, named after it and no other (``.NAME.XXXXXXXX.tmp``), as
     (fd, name), removed when the block fails in any way. It is made inside what removes it, so a Ctrl-C
-    the moment after it exists, before the block has begun, leaves no empty file behind either."""
+    the moment after it exists, before the block has begun, leaves no empty file behind either: it waits
+    (``Held``) until the file is named here, where it is removed."""
     name = None
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+        with Held():
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
         yield fd, name
     except BaseException:
         if name is not None:

@@ -175,14 +175,22 @@ class Cache:
     def write_blob(self, name: str, data: bytes) -> None:
         if self.dir is None:
             return
+        tmp = None
         try:
             os.makedirs(self.dir, exist_ok=True)
-            tmp = os.path.join(self.dir, f".tmp-{name}-{os.getpid()}")
+            tmp = os.path.join(self.dir, f".tmp-{name}-{os.getpid()}")  # named before it exists: removed below
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, os.path.join(self.dir, name))
-        except OSError:
+        except BaseException as exc:  # a full disk, a Ctrl-C mid-write: no part left in the git directory
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass  # never made, or renamed into place already
+            if not isinstance(exc, OSError):
+                raise
             self.dir = None
 
     # -- parsed blocks ------------------------------------------------------------------

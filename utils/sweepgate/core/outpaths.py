@@ -58,8 +58,12 @@ def _nearest(path: Path) -> Path:
 
 
 def _make_a_folder_in(existing: Path) -> None:
-    """Make a folder in ``existing`` and remove it; OSError when it takes none (permission bits do not tell)."""
-    os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
+    """Make a folder in ``existing`` and remove it; OSError when it takes none (permission bits do not tell).
+    A Ctrl-C (SIGTERM, SIGHUP) meanwhile waits until it is gone: it left a .sweepgate-probe-* in the user's folder."""
+    from sweepgate.core.signals import Held
+
+    with Held():
+        os.rmdir(tempfile.mkdtemp(prefix=".sweepgate-probe-", dir=existing))
 
 
 def why_not_creatable(path: Path) -> str | None:

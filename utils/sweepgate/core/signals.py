@@ -60,6 +60,51 @@ class SignalsHeld:
             self._act(self.caught)
 
 
+class Held:
+    """Ctrl-C, SIGTERM and SIGHUP noted while the block runs, never acted on in it (an ignored one stays
+    ignored); the first acts once the block is over (``act_on_held``), as its handler before the hold would
+    have. For what is made on disk (a temporary folder or file, a probe) and named for its removal in one
+    block: a signal the instant after it exists, before the name is kept, would stop the command with
+    nothing to remove it by. Made and named under the hold, inside the ``try`` that removes it, the signal
+    acts when it is named and that ``try`` removes it. Main thread only (elsewhere it changes nothing)."""
+
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.previous, self.first = {}, None
+        if threading.current_thread() is threading.main_thread():
+            numbers = [getattr(signal, name) for name in self.SIGNALS if hasattr(signal, name)]
+            # All at once (``swap_handlers``): a signal that comes meanwhile is noted by the hold, and one
+            # whose handler raised as the hold began leaves no handler of this hold behind to note (and
+            # drop) a later one after it is over.
+            self.previous = swap_handlers({number: self._note for number in numbers
+                                           if signal.getsignal(number) is not signal.SIG_IGN})
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Every handler as it was, then the held signal acts (also when the block raised: an OSError
+        meanwhile does not swallow a Ctrl-C)."""
+        restore_handlers(self.previous)
+        self.act_on_held()
+
+    def act_on_held(self) -> None:
+        """When no Ctrl-C (SIGTERM, SIGHUP) is on its way out already (the command ends as that one said),
+        act on the first signal held as its handler before the hold would have; once."""
+        import sys
+
+        from sweepgate.core.errors import interrupted
+
+        first, self.first = self.first, None
+        if first is not None and not interrupted(sys.exc_info()[1]):
+            act_as(self.previous[first], first)
+
+    def _note(self, signum, frame) -> None:
+        self.first = self.first or signum
+
+
 def act_as(handler, signum: int) -> None:
     """Do what ``handler``, the handler of ``signum`` before a hold, does with it: Python's KeyboardInterrupt,
     sweepgate's Terminated, the default (the signal again, with its default action); an ignored one nothing."""

@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sweepgate.core.signals import Held
 from sweepgate.rehearsal import runner
 from sweepgate.rehearsal.progress import CallTail
 from sweepgate.rehearsal.standin import FAST_ENV, HELP_ENV
@@ -55,8 +56,11 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
     ``progress`` (``rehearsal.progress.Progress``) is told each command as the script runs it."""
     runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
-    work = keep or Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
+    work = keep
     try:
+        if work is None:
+            with Held():  # named before a signal acts: the finally below then removes it
+                work = Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
         env, paths = runner.prepare(work, row, runner_name, FAST_DURATION_S)
         env[FAST_ENV] = "1"
         env[FAST_POLL_ENV] = FAST_POLL_S
@@ -75,5 +79,5 @@ def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = No
         return Recording(script, calls, run.rc, run.timed_out, leftovers, output, unreadable, run.stopped_at,
                          run.subshells)
     finally:
-        if keep is None:
+        if keep is None and work is not None:
             runner.remove_work_dir(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C

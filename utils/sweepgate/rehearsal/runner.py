@@ -32,6 +32,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_f
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, library_copy, library_problem, script_candidates
 from sweepgate.core.rowkeys import worktree_row_key
+from sweepgate.core.signals import Held, restore_handlers
 from sweepgate.core.textmode import not_utf8
 from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
@@ -717,14 +718,14 @@ def stop_grace(timeout: float) -> float:
     return min(float(STOP_GRACE_MAX_S), max(float(STOP_GRACE_MIN_S), timeout / 10))
 
 
-class Stopping:
+class Stopping(Held):
     """While an interrupted rehearsal stops its script and what it started, a further Ctrl-C (SIGTERM,
     SIGHUP) does not cut that short: the first says it is under way and what one more does, the next
     one hurries it (``hurried``: no grace is waited out any more, what is left is KILLed at once).
     Either way the stopping finishes and the command then ends as the first signal said (130 for
-    Ctrl-C). Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
+    Ctrl-C): the caller acts on it (``act_on_held``) where it chooses, the end of the block does not.
+    Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
 
-    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
     SAYS = ("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
             "press Ctrl-C again to kill them at once", "killing what is left of the rehearsed script now (SIGKILL)")
 
@@ -732,36 +733,14 @@ class Stopping:
         self.says = says  # what a second and a third signal print: what is under way (review24)
 
     def __enter__(self) -> Stopping:
-        import threading
-
-        from sweepgate.core.signals import swap_handlers
-
-        self.more, self.previous, self.first = 0, {}, None
-        if threading.current_thread() is threading.main_thread():
-            numbers = [getattr(signal, n) for n in self.SIGNALS if hasattr(signal, n)]
-            # All at once (``swap_handlers``): a signal that comes meanwhile is noted by the hold, and one
-            # whose handler raised as the hold began leaves no handler of this hold behind to note (and
-            # drop) a later one after it is over.
-            self.previous = swap_handlers({number: self._note for number in numbers
-                                           if signal.getsignal(number) is not signal.SIG_IGN})
-        return self
+        self.more = 0
+        return super().__enter__()
 
     def __exit__(self, *exc) -> None:
-        from sweepgate.core.signals import restore_handlers
-
         restore_handlers(self.previous)
 
     def hurried(self) -> bool:
         return self.more >= 2
-
-    def act_on_held(self) -> None:
-        """Once the hold is over: when no Ctrl-C (SIGTERM, SIGHUP) is on its way out already (the command
-        ends as that one said), act on the first signal held as its handler before the hold would have."""
-        from sweepgate.core.errors import interrupted
-        from sweepgate.core.signals import act_as
-
-        if self.first is not None and not interrupted(sys.exc_info()[1]):
-            act_as(self.previous[self.first], self.first)
 
     def _note(self, signum, frame) -> None:
         self.first = self.first or signum
@@ -1806,8 +1785,12 @@ def rehearse(args) -> int:
     ready = runnable(root, row, args.runner_name)  # before the work dir is made: none for a row refused
     runner_name, script = ready.runner_name, ready.script
     duration = rehearsal_duration(args)
-    work = make_work_dir(args.work_dir)
+    work = None
     try:
+        # Made and named under a hold: a signal the instant the folder exists acts once ``work`` names it,
+        # here, where the handler below removes it (it left an empty sweepgate-rehearse-* folder behind).
+        with Held():
+            work = make_work_dir(args.work_dir)
         print(f"rehearse: {row.get(fields.EXP_NAME)} conc {row.get(fields.CONC)} on {runner_name} "
               f"-> {script.relative_to(root)}")
         print(f"rehearse: work dir {work}", flush=True)
@@ -1815,7 +1798,7 @@ def rehearse(args) -> int:
             done = rehearse_row(root, row, work, duration=duration, timeout=args.timeout, ready=ready,
                                 progress=progress, job={"config_key": config_key})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
-        if not args.work_dir:
+        if work is not None and not args.work_dir:
             remove_work_dir(work)
             print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, fail
+from sweepgate.core.signals import Held
 from sweepgate.core import jsontext
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
@@ -161,7 +162,9 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
         return enough
 
     bound = _created_bound(before)
-    with tempfile.TemporaryDirectory(prefix="sweepgate-baseline-") as tmp:
+    with Held():  # a signal as the folder is made waits until it is the object's, which removes it
+        made = tempfile.TemporaryDirectory(prefix="sweepgate-baseline-")
+    with made as tmp:
         common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
                   "passed_over": passed_over, "history": BranchHistory(branch),  # both reads ask it once a commit
                   "max_zip_bytes": max_zip_bytes or github.MAX_ARTIFACT_ZIP_BYTES}
