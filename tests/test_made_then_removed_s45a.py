@@ -139,3 +139,15 @@ def test_a_ctrl_c_while_the_cache_writes_its_temporary_file_leaves_none(tmp_path
         store.write_blob("docs-0", b"data")
     monkeypatch.undo()
     assert list(tmp_path.iterdir()) == [], "the cache's temporary file was left in the git directory"
+
+
+def test_a_ctrl_c_the_instant_compare_made_its_baseline_folder_removes_it(tmp_path, monkeypatch):
+    """``results compare --baseline-artifacts``: TemporaryDirectory names its folder for removal only once its
+    own mkdtemp has returned."""
+    from sweepgate.results.source import records_from_artifacts
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(tempfile, "mkdtemp", _signalling(tempfile.mkdtemp, "sweepgate-baseline-", signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        records_from_artifacts("owner/name", "token", "main", 1, api_url="http://127.0.0.1:9")
+    assert list(tmp_path.iterdir()) == [], "the baseline artifacts' folder was left behind"
