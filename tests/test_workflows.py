@@ -866,6 +866,8 @@ MAIN_EXPORT = '"${RUNNER_TEMP}/sweepgate-main/'
 SWEEPGATE_RUNS_SCRIPTS = {"preflight", "rehearse"}
 SEPARATORS = re.compile(r"&&|\|\||[;|(`]|\$\(")
 LEADING = re.compile(r"^(?:(?:then|do|else|if|while|until|!|\{)\s+|\w+=\S*\s+)*")
+REDIRECTION = re.compile(r"\d*(?:>>?|<<?<?|&>>?)&?\S*")
+ASSIGNMENT = re.compile(r"\w+(?:\[[^]]*\])?\+?=\S*")
 
 
 def commands(run: str) -> list[list[str]]:
@@ -909,7 +911,14 @@ def runs_pr_code(run: str) -> list[str]:
     interpreter or build tool not given main's export, `python` without -P -m sweepgate, a sweepgate
     command that rehearses the tree's scripts)."""
     found = []
-    for words in map(unwrapped, commands(run)):
+    for words in commands(run):
+        # a redirection before the program (`2>/dev/null ./x`) is none; a lone assignment (`m="${m//%/%25}"`)
+        # runs nothing (a `$(...)` in it is a command of its own, split off by SEPARATORS)
+        while words and REDIRECTION.fullmatch(words[0]):
+            words = words[1:]
+        if not words or (len(words) == 1 and ASSIGNMENT.fullmatch(words[0])):
+            continue
+        words = unwrapped(words)
         program, args = words[0], words[1:]
         if program.startswith(MAIN_EXPORT) or (args and args[0].startswith(MAIN_EXPORT)):
             continue
@@ -1046,6 +1055,9 @@ def test_a_host_git_that_ignores_git_config_count_stops_the_job(docs, tmp_path, 
     ("command bash x.sh", True), ('find . -name "*.sh" -exec bash {} \\;', True), ("srun bash x.sh", True),
     ("timeout 60 sweepgate validate", False), ('timeout 9 bash "${RUNNER_TEMP}/sweepgate-main/x.sh"', False),
     ("time sweepgate rehearse", True),
+    ('message="${message//%/%25}"', False), ("find . -exec chmod u+rwx -- {} \\; 2>/dev/null || true", False),
+    ("2>/dev/null ./x.sh", True), ('m="$(./x.sh)"', True), ('m+="$(bash x.sh)"', True), ("x=/a/b ./x.sh", True),
+    ("find . -exec ./x.sh {} \\; 2>/dev/null", True),
 ])
 def test_the_pr_code_check_catches_each_form(run, bad):
     assert bool(runs_pr_code(run)) is bad, runs_pr_code(run)
