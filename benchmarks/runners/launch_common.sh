@@ -253,7 +253,8 @@ launch::multinode_command() {
 # the launcher builds around it. The run's output also goes to
 # $RESULT_DIR/logs/$RESULT_FILENAME.log, uploaded with the server logs.
 # Globals:
-#   DRY_RUN, RESULT_DIR, RESULT_FILENAME, and the section 6 environment.
+#   DRY_RUN, RESULT_DIR, RESULT_FILENAME, and the section 6 environment;
+#   LAUNCH_HELD (set: a cancel held while the command starts).
 # Arguments:
 #   GPU family, then the name of a function that prints the command (one
 #   NUL-terminated argument each) given the script path.
@@ -296,9 +297,18 @@ launch::main() {
   launch::clear_leftovers
   echo "${LAUNCH_NAME}: running ${script} for ${RESULT_FILENAME}" \
     "as Slurm job ${LAUNCH_JOB_NAME}"
+  # A cancel while the command starts is held (noted) until it has started and
+  # the FIFO's folder is gone: launch::cancel, which exits, left that folder
+  # behind and had no command to stop. It then acts as it would have.
+  LAUNCH_HELD=""
+  trap 'LAUNCH_HELD="${LAUNCH_HELD:-130}"' INT
+  trap 'LAUNCH_HELD="${LAUNCH_HELD:-143}"' TERM
+  launch::start "${log_dir}/${RESULT_FILENAME}.log" "${cmd[@]}"
   trap 'launch::cancel 130' INT
   trap 'launch::cancel 143' TERM
-  launch::start "${log_dir}/${RESULT_FILENAME}.log" "${cmd[@]}"
+  if [[ -n "${LAUNCH_HELD}" ]]; then
+    launch::cancel "${LAUNCH_HELD}"
+  fi
   local rc=0
   wait "${LAUNCH_PID}" || rc=$?
   wait "${LAUNCH_TEE_PID}" || true
