@@ -71,6 +71,14 @@ def test_a_hangup_the_instant_example_made_its_repository_folder_removes_it(tmp_
     assert list(temp.iterdir()) == [], "the example's folder made the instant before the hang-up was left behind"
 
 
+def test_a_hangup_the_instant_example_made_its_charts_folder_removes_it_and_the_repository(tmp_path):
+    """The charts folder was named only once its mkdtemp had returned, inside the try: a signal then left it."""
+    temp = tmp_path / "tmp"
+    r = signalled_at_mkdtemp("sweepgate-example-charts-", ["example"], temp)
+    assert r.returncode == 129 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert list(temp.iterdir()) == [], "a folder made the instant before the hang-up was left behind"
+
+
 @pytest.fixture
 def terminated_on_sigterm():
     """SIGTERM raising ``Terminated``, as a command's ``run_guarded`` sets it; the suite's handler back after."""
