@@ -213,6 +213,36 @@ def test_decide_label_applier_through_the_api(stub, tmp_path, labeler, runs):
     assert kv.parse_kv(out.read_text())["run"] == ("true" if runs else "false")
 
 
+def dispatch_event_of_mode(mode):
+    return {**dispatch_event(), "inputs": {"pr-number": "7", "sha": HEAD, "mode": mode}}
+
+
+@pytest.mark.parametrize("labels,mode,runs", [
+    ([SWEEP], "trimmed", True), ([FULL], "full", True),
+    # the labels changed between the poll's dispatch and this decide: the run is titled with the mode asked
+    # for, so the next poll (finding no run of that title) dispatches the sweep the labels ask for and cancels
+    # this one; run now, it would spend GPU-hours the cancel throws away
+    ([FULL], "trimmed", False), ([SWEEP], "full", False),
+    # by hand, with no mode or another word: its title is no sweep of the poll's, which would start a second one
+    ([SWEEP], "", False), ([SWEEP], "everything", False),
+])
+def test_a_dispatch_runs_only_the_mode_it_asked_for(stub, tmp_path, labels, mode, runs):
+    """Spend-once review (s45f): decide checked the dispatch's sha against the head but took the mode from the
+    labels whatever the dispatch asked for. A PR relabelled from sweep-enabled to full-sweep-enabled after the poll
+    dispatched `sweep PR #7 at <sha> (trimmed)` ran a full sweep under that title; the next poll found no `(full)` run,
+    dispatched one and cancelled the first (its concurrency group cancels it too): every GPU job the first had run or
+    started was spent twice. The decided mode must now be the one asked for, else the run sweeps nothing."""
+    serve_pull(stub, labels=labels, events=[(name, "dev") for name in labels])
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event_of_mode(mode), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(out.read_text())
+    assert values["run"] == ("true" if runs else "false"), values["reason"]
+    if not runs:
+        wanted = "full" if FULL in labels else "trimmed"
+        assert f"requested mode '{mode}'" in values["reason"] and f"ask for {wanted}" in values["reason"], values
+
+
 def test_decide_refuses_dispatch_from_another_branch(stub, tmp_path):
     serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")])
     out = tmp_path / "out"

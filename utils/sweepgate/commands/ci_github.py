@@ -32,6 +32,7 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
 
     inputs = event.get("inputs") or {}
     number, sha = str(inputs.get("pr-number") or "").strip(), str(inputs.get("sha") or "").strip()
+    mode = str(inputs.get("mode") or "").strip()  # it names the run (run-name), as the poll looks for it
     if event.get("ref") != MAIN_REF:
         return _skip(f"dispatched on {event.get('ref') or 'an unknown ref'}: sweeps start from {MAIN_REF} only")
     if not number or not sha:
@@ -40,7 +41,8 @@ def dispatch_decision(event: dict, explicit: str | None, api_url: str | None = N
         return _skip(f"workflow_dispatch with pr-number {number!r}, not a PR number: nothing to sweep")
     client, repo, repository = _connect("sweepgate ci decide", explicit, api_url)
     try:
-        return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha)
+        return authorize(pull_state(repo, int(number)), permission_lookup(repo), requested_sha=sha,
+                         requested_mode=mode)
     except Exception as exc:  # noqa: BLE001 - the API's errors become one line, others are raised again
         raise api_error(exc, f"reading PR #{number} of {repository}", HINT, api_url) from None
     finally:

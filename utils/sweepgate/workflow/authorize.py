@@ -95,9 +95,11 @@ def _approval(pull: PullState, permission: Permission) -> tuple[bool, str]:
 
 
 def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "",
-              source: str = "pull request") -> Decision:
+              requested_mode: str | None = None, source: str = "pull request") -> Decision:
     """What may run for ``pull`` now. ``requested_sha`` is the SHA the dispatch asked for;
-    the decision's head_ref is always the approved, current head SHA."""
+    the decision's head_ref is always the approved, current head SHA. ``requested_mode`` (a dispatch's
+    ``mode``, which names its run): a sweep the labels now ask for in another mode is skipped, so a run is
+    never a sweep other than its title says, which the poll would dispatch again and cancel it for."""
     refs = dict(pr_number=str(pull.number), base_ref=pull.base_sha, head_ref=pull.head_sha)
     if pull.state != "open":
         return _skip(f"PR #{pull.number} is {pull.state}", **refs)
@@ -118,4 +120,7 @@ def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "
     if not decision.run and present - labels:
         uncounted = ", ".join(sorted(present - labels))
         return _skip(f"label {uncounted} was applied by an account without write permission", **refs)
+    if decision.run and requested_mode is not None and requested_mode != decision.mode:
+        return _skip(f"requested mode {requested_mode[:20]!r}, but the PR's labels now ask for {decision.mode}: "
+                     "the next poll dispatches that sweep", **refs)
     return decision
