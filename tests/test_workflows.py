@@ -1832,7 +1832,8 @@ def benchmark_job_run(tmp_path: Path, origin: Path, main_sha: str, pr_sha: str, 
                    jobfile.CONTEXT_CONFIG_KEYS: {"agentic/0": "kimik3-fp4-b300-vllm"}}
     context = {"inputs.ref": pr_sha, "github.sha": main_sha, "runner.temp": str(temp), "inputs.row": "",
                "inputs.row-id": "agentic/0", "inputs.matrix-artifact": "matrix", "github.run_id": "42",
-               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": status}
+               "github.token": "t", "secrets.HF_TOKEN": "", "inputs.timeout-minutes": "30", "job.status": status,
+               "github.run_attempt != '1'": "false"}  # GITHUB_RUN_ATTEMPT below: the uploads' overwrite
     base_env = {"PATH": f"{fake_bin(tmp_path)}:{pybin}:{os.environ['PATH']}", "HOME": str(home),
                 "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
@@ -2157,3 +2158,24 @@ def test_row_env_s_run_identity_is_that_of_the_approved_commit_s_git_objects(tmp
     runners = {**checked_runners(str(work)), fields.LABELS: checked_runners(str(ROOT))[fields.LABELS]}
     expected = identity.identities([AGENTIC_ROW], runners, stored)[0]
     assert apply_env_file(tmp_path / "github_env")[fields.RUN_IDENTITY_ENV] == expected
+
+
+LATER_ATTEMPT = "${{ github.run_attempt != '1' }}"
+
+
+def test_a_re_run_replaces_its_earlier_attempt_s_artifact_and_no_other(docs):
+    """Spend-once review (s45f): an artifact's name is the run's, not the attempt's, and upload-artifact (v4 on)
+    fails on a name the run holds already unless told to overwrite it. A benchmark job whose script failed
+    uploads its `bmk_` and `server_logs_` artifacts all the same (`always()`); *Re-run failed jobs* ran its
+    benchmark again on the GPUs, and the upload of what it measured failed (409): the job failed again, its result
+    never reached collect, and each further re-run spent the GPU-hours once more. collect, which the re-run runs
+    again as a job after it, failed at its `sweepgate-results` upload, so the comment job never told the PR; a
+    *Re-run all jobs* whose setup met the first attempt's `matrix` would stop there. In a later attempt every upload
+    now replaces the earlier attempt's artifact of its name; in the first, a name two jobs share still fails
+    rather than one job's result silently replacing another's."""
+    uploads = [(name, job, step) for name, doc in docs.items() for job, step in steps(doc)
+               if "actions/upload-artifact@" in step.get("uses", "")]
+    assert len(uploads) >= 6, uploads  # both templates' two, setup's matrix, collect's sweepgate-results
+    wrong = [f"{name}:{job}: {step['with']['name']}: overwrite {step['with'].get('overwrite')!r}"
+             for name, job, step in uploads if step["with"].get("overwrite") != LATER_ATTEMPT]
+    assert not wrong, wrong
