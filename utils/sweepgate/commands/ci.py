@@ -216,7 +216,35 @@ def _run_row_env(args) -> int:
         env[RUN_IDENTITY_ENV] = job_identity(row, args.tools, job_runners(runners, main_runners)) or NO_RUN_IDENTITY
     _write_kv(args.output, "GITHUB_ENV", env)
     print(f"sweepgate ci row-env: {len(env)} variables for {env[RESULT_FILENAME_ENV]}", file=sys.stderr)
+    if args.tools:  # the job's own step, before its benchmark (by hand, a rehearsal's results stay)
+        _clear_leftovers(env[RESULT_DIR_ENV], env[RESULT_FILENAME_ENV])
     return 0
+
+
+def _clear_leftovers(folder: str, name: str) -> None:
+    """Remove what an earlier job left in ``folder`` (RESULT_DIR) under this job's upload names: a RESULT_DIR the
+    host keeps between jobs holds the last job's files of the same row and runner, which a benchmark that wrote
+    none would upload as its own. A file or link goes (a link never followed); a folder stays (the sidecar holds
+    the uploads while one is there); one that cannot be removed stops the job before the benchmark, said."""
+    from sweepgate.commands.results_sidecar import uploaded_names
+    from sweepgate.core.errors import os_failure
+
+    removed = 0
+    for leftover in uploaded_names(name):
+        path = os.path.join(folder, leftover)
+        if not os.path.lexists(path) or (os.path.isdir(path) and not os.path.islink(path)):
+            continue
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise os_failure(path, "cannot remove what an earlier job left under this job's result name", exc,
+                             "remove it, or point RESULT_DIR at a folder only the runner writes") from None
+        removed += 1
+    if removed:
+        print(f"sweepgate ci row-env: removed {count(removed, 'file')} an earlier job left in {folder} under this "
+              f"job's names ({name}.*), so none is taken for what this job measured", file=sys.stderr)
 
 
 # --- collect: summarize the run --------------------------------------------------------------
@@ -405,7 +433,8 @@ def add_arguments(parser) -> None:
                    help="file to append to (default: $GITHUB_ENV, else stdout; '-': stdout)")
     p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
                    help="main's checkout (launchers, configs/runners.yaml): also take "
-                   "the job's run identity now, before the benchmark can change a file, for `results sidecar`")
+                   "the job's run identity now, before the benchmark can change a file, for `results sidecar`, "
+                   "and remove what an earlier job left in RESULT_DIR under this job's result names")
     p.set_defaults(_ci=_run_row_env)
 
     from sweepgate.commands import ci_audit, ci_github, ci_watch
