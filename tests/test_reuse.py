@@ -64,7 +64,7 @@ def rows(m: dict) -> list[dict]:
     return [row for bucket in m["single_node"].values() for row in bucket]
 
 
-def run_pr_sweep(repo, m: dict, tmp_path: Path, db: str) -> None:
+def run_pr_sweep(repo, m: dict, tmp_path: Path, db: str, stored: int = 5) -> None:
     """What each benchmark job of the PR's run leaves (output + sidecar written by the job), then ingest."""
     results = tmp_path / "results"
     for row in rows(m):
@@ -78,7 +78,7 @@ def run_pr_sweep(repo, m: dict, tmp_path: Path, db: str) -> None:
         assert proc.returncode == 0, proc.stderr
     proc = sg(repo.path, "results", "ingest", "--db", db, str(results))
     assert proc.returncode == 0, proc.stderr
-    assert "ingested 5 results (5 new)" in proc.stdout
+    assert f"ingested {stored} results ({stored} new)" in proc.stdout
 
 
 def test_squash_merge_reuses_every_row_whose_files_did_not_change(repo, tmp_path):
@@ -579,3 +579,36 @@ def test_plan_with_a_db_that_is_not_there_reuses_nothing_and_makes_no_store(repo
     assert (reused["jobs"], reused["of"], reused["rows"]) == (0, 5, []), reused
     assert f"no results store at {typo}" in proc.stderr, proc.stderr
     assert not typo.exists()
+
+
+def test_a_job_that_failed_in_part_is_not_reused(repo, tmp_path):
+    """Spend-once review (s45f): reuse took, for a run identity, the newest job's records that say success, so a job
+    that failed in part (its eval scores cut short, stored as a failure beside its throughput's success; one output
+    of a job that left several cut short) counted as measured: at merge its row was dropped from the sweep, and the
+    part that failed was never measured again, on main or anywhere. A job is reused only when every record it left
+    is a success; such a row runs again at merge."""
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    main = repo.head()
+    repo.git("checkout", "-q", "-b", "pr")
+    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
+    pr_matrix = matrix(repo, main, pr_head)
+    broken = F.result_filename(rows(pr_matrix)[0], "b300-nv_00")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / f"{broken}-eval.json").write_text('{"results": {"gsm8k": {"exact_match')  # the eval cut short
+    run_pr_sweep(repo, pr_matrix, tmp_path, db, stored=6)
+    with open_store(db) as store:
+        stored = [r for r in store.run_results("100") if r[R.RESULT_FILENAME].startswith(broken)]
+    assert sorted(r[R.STATUS] for r in stored) == [R.FAILURE, R.SUCCESS], stored  # the job as it was stored
+
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--squash", "pr")
+    merged = repo.commit(message="Tune both dsr1 keys (#7)")
+    (tmp_path / "matrix.json").write_text(json.dumps(matrix(repo, main, merged)))
+    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
+              "--out", str(tmp_path / "remaining.json"), "--run-id", "200", "--ref", "refs/heads/main",
+              "--commit", merged)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("reused 4 of 5 jobs"), proc.stdout
+    remaining = rows(json.loads((tmp_path / "remaining.json").read_text()))
+    assert [F.result_filename(r, "b300-nv_00") for r in remaining] == [broken]

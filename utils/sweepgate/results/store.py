@@ -1996,21 +1996,28 @@ class Store:
         return self._records(_records_of(_runs_of_each(where, by, n, oldest=oldest)))
 
     def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:
-        """For each run identity, the newest successful non-rehearsal job's records (every record of
-        that job: an output can hold several), measured (not itself reused) and finished at or
-        after ``since`` (ISO 8601) when given. Identities without one are absent."""
-        where = [*_succeeded(), *_real_only(False)] + (
+        """For each run identity, the newest non-rehearsal job's records (every record of that job: an output
+        can hold several, and a job's eval scores are a record of their own) when every one of them is a success,
+        measured (not itself reused) and finished at or after ``since`` (ISO 8601) when given. A job that failed
+        in part (its throughput stored, its eval cut short) is no measurement of the row: an older job wholly
+        successful is taken instead, else none. Identities without one are absent."""
+        from sweepgate.core.jobfile import EVAL_SUFFIX
+
+        where = [*_real_only(False)] + (
             [] if since is None else
             [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since])
         wheres = [[results.c.run_identity.in_(part), *where] for part in _chunks(sorted(set(identities)))]
-        out: dict[str, list[dict]] = {}
-        chosen: dict[str, tuple] = {}
+        jobs: dict[str, dict[tuple, list[dict]]] = {}  # identity -> its jobs, newest first -> their records
         for rec in self._newest(wheres) if wheres else []:
             if rec.get(R.REUSED_FROM):
                 continue
-            job = (rec[R.RUN_ID], rec[R.ATTEMPT], rec[R.RESULT_FILENAME])
-            if chosen.setdefault(rec[R.RUN_IDENTITY], job) == job:
-                out.setdefault(rec[R.RUN_IDENTITY], []).append(rec)
+            job = (rec[R.RUN_ID], rec[R.ATTEMPT], str(rec[R.RESULT_FILENAME]).removesuffix(EVAL_SUFFIX))
+            jobs.setdefault(rec[R.RUN_IDENTITY], {}).setdefault(job, []).append(rec)
+        out: dict[str, list[dict]] = {}
+        for identity, its_jobs in jobs.items():
+            whole = next((recs for recs in its_jobs.values() if all(r.get(R.STATUS) == R.SUCCESS for r in recs)), None)
+            if whole is not None:
+                out[identity] = whole
         return out
 
     def refs(self) -> list[str]:
