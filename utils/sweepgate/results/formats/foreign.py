@@ -525,21 +525,42 @@ def refuse_csv(first_line: str, path: str) -> None:
 SERVING_TABLE = "============ Serving Benchmark Result ============"
 
 
-# The title AIPerf (and GenAI-Perf before it) puts over each console table ("NVIDIA AIPerf | LLM Metrics"),
-# the tables AIPerf also saves as profile_export_console.txt beside its exports: title -> (client, export).
-PERF_CONSOLE_TITLES = {"NVIDIA AIPerf |": ("AIPerf", "profile_export_aiperf.json"),
-                       "NVIDIA GenAI-Perf |": ("GenAI-Perf", "profile_export_genai_perf.json")}
-PERF_CONSOLE_HEAD = 4096  # the first title comes before this many characters (an error table may lead)
+# The clients that print their figures as console tables titled "NVIDIA <client>" (AIPerf, and GenAI-Perf before
+# it), the tables AIPerf also saves as profile_export_console.txt beside its exports: client -> the export to ingest.
+PERF_CONSOLE_CLIENTS = {"AIPerf": "profile_export_aiperf.json", "GenAI-Perf": "profile_export_genai_perf.json"}
+# Such a table as rich draws it, wherever it stands in the text (after a preamble of log lines and progress bars
+# of any length, an error table or a warning panel): a line holding only its title, "NVIDIA AIPerf" alone or with
+# " | <table>" after it ("| LLM Metrics", "| Error Summary", "| LLM Metrics: Effective"), centred between blanks,
+# and on the next line the table's top border, a box-drawing character first (┏, ┌ or ╭; rich's ASCII boxes, +).
+PERF_CONSOLE_TITLE = "NVIDIA "
+PERF_CONSOLE_TABLE = re.compile(r"%s(?P<client>%s)(?: \|[^\n]*)?[ \t]*\n[ \t]*[\u2500-\u257f+]" % (
+    PERF_CONSOLE_TITLE, "|".join(map(re.escape, PERF_CONSOLE_CLIENTS))))
+
+
+def _console_table(text: str) -> re.Match | None:
+    """The first console table of ``PERF_CONSOLE_TABLE``'s form in ``text``, else None: the title and border are
+    searched for in place (the regular expression's literal start, in C), and a match is taken where only blanks
+    stand before the title on its line; nothing of the text is split or copied, however long."""
+    found = PERF_CONSOLE_TABLE.search(text)
+    while found:
+        start = found.start()
+        while start and text[start - 1] in " \t":
+            start -= 1
+        if not start or text[start - 1] == "\n":
+            return found
+        found = PERF_CONSOLE_TABLE.search(text, found.start() + 1)
+    return None
 
 
 def refuse_console(text: str, path: str) -> None:
     """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
-    run's figures rounded for display, not its saved output."""
-    for title, (client, export) in PERF_CONSOLE_TITLES.items():
-        if title in text[:PERF_CONSOLE_HEAD]:
-            raise fail(path, 1, f"format: {client}'s console tables ('{title} ...', as profile_export_console.txt "
-                       "keeps them; figures rounded for display), not its export",
-                       f"ingest the run's {export} beside it, or remove the file")
+    run's figures rounded for display, not its saved output. Told by the tables' form anywhere in the text,
+    however long a preamble of log lines comes first (``_console_table``, ``SERVING_TABLE``)."""
+    if found := _console_table(text):
+        client = found["client"]
+        raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as profile_export_console.txt "
+                   "keeps them; figures rounded for display), not its export",
+                   f"ingest the run's {PERF_CONSOLE_CLIENTS[client]} beside it, or remove the file")
     if SERVING_TABLE in text:
         raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
                    "table, figures rounded for display), not the client's saved result",
