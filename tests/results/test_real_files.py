@@ -137,6 +137,8 @@ REFUSED = {
         "format: an MLPerf inference-endpoint accuracy report",
     # s44e hunt: Triton perf_analyzer's -f CSV, named (it was "a CSV table, not a benchmark client output")
     "other/perf_analyzer_csv_inception_graphdef_conc1-4_usec_docs.csv": "format: a perf_analyzer CSV",
+    # s45b: llama.cpp's llama-bench -o json, named (it was "unknown JSON output"; test_results_rough_edges_s45b.py)
+    "other/llama-bench_b5606_snowpiercer-15b_q3kl_rtx4090_pp8192_tg1280.json": "format: a llama-bench report",
 }
 
 

@@ -3,14 +3,21 @@
 - AIPerf's console tables were told by their title in the file's first 4 KiB only: a console log kept from the
   job's stdout, its log lines and progress bars first, read "not JSON or CSV". They are now told by their form
   (a title line "NVIDIA AIPerf ..." over a table's top border) wherever they stand.
+- llama.cpp's llama-bench report (-o json, -o jsonl) read "unknown JSON output"; it is refused by name, as the
+  other clients sweepgate does not read are (tests/data/results-real/SOURCES.tsv: a real -o json file).
 """
 
 from __future__ import annotations
+
+import json
 
 from helpers import ROOT, refused_alone
 
 REAL = ROOT / "tests" / "data" / "results-real"
 CONSOLE = REAL / "aiperf" / "aiperf0.8_profile_export_console_mock_c250k_error_summary_trimmed.txt"
+LLAMA_BENCH = REAL / "other" / "llama-bench_b5606_snowpiercer-15b_q3kl_rtx4090_pp8192_tg1280.json"
+NOT_READ = ("the output of a client sweepgate does not read; run the point with a client sweepgate reads "
+            "(vllm bench serve --save-result, AIPerf), or remove the file")
 
 
 def _console_log(tmp_path, preamble: str, tables: str, name: str = "aiperf.log"):
@@ -46,3 +53,22 @@ def test_the_title_in_a_log_line_is_no_console_table(capsys, tmp_path):
     text = PREAMBLE + "INFO     printing NVIDIA AIPerf | LLM Metrics\n┏━━━━┓\n"
     src, lines = refused_alone(capsys, tmp_path, _console_log(tmp_path, "", text))
     assert len(lines) == 1 and "console tables" not in lines[0] and "not JSON or CSV" in lines[0], lines
+
+
+LLAMA_BENCH_LINE = ("format: a llama-bench report (llama.cpp's llama-bench -o json or jsonl: tokens per second of "
+                    "prompt processing and generation tests, the engine driven in-process; no server, requests, "
+                    f"concurrency or latencies), {NOT_READ}")
+
+
+def test_a_llama_bench_json_report_is_refused_by_name(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, LLAMA_BENCH)
+    assert lines == [f"{src}:1:1: {LLAMA_BENCH_LINE}"], lines
+
+
+def test_a_llama_bench_jsonl_report_is_refused_by_name(capsys, tmp_path):
+    """-o jsonl writes the same entries one a line."""
+    entries = json.loads(LLAMA_BENCH.read_text(encoding="utf-8"))
+    path = tmp_path / "bench.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, path)
+    assert len(lines) == 1 and lines[0].startswith(f"{src}:1:") and LLAMA_BENCH_LINE in lines[0], lines

@@ -413,6 +413,11 @@ EVALSCOPE_SUMMARY = frozenset({"Number of concurrency", "Succeed requests"})
 # tps over the loadgen window) and its accuracy phase's accuracy_results.json (a score a dataset, no serving figures).
 MLPERF_ENDPOINT_SUMMARY = frozenset({"n_samples_issued", "n_samples_completed", "duration_ns"})
 MLPERF_ENDPOINT_ACCURACY = frozenset({"average_accuracy", "accuracy_scores"})
+# llama.cpp's llama-bench (-o json: a list of one entry a test; -o jsonl: an entry a line): each test's tokens per
+# second (avg_ts, its repetitions' samples_ts) at prompt processing (n_prompt tokens in batches) or generation
+# (n_gen tokens, one sequence), the engine driven in-process: no server, requests, concurrency or latencies. The keys
+# every version since its first (2023) writes.
+LLAMA_BENCH_TEST = frozenset({"build_commit", "model_filename", "n_prompt", "n_gen", "avg_ts"})
 
 
 def _holds(keys: frozenset):
@@ -452,6 +457,10 @@ OTHER_CLIENTS = (
     (_holds(MLPERF_ENDPOINT_SUMMARY),
      "an MLPerf inference-endpoint result summary (the MLPerf team's inference-endpoint client's "
      "result_summary.json: samples issued and completed, ttft, tpot and latency in ns, qps and tps)"),
+    (lambda d: _holds(LLAMA_BENCH_TEST)(d) or (isinstance(d, list) and bool(d)
+                                                 and all(map(_holds(LLAMA_BENCH_TEST), d))),
+     "a llama-bench report (llama.cpp's llama-bench -o json or jsonl: tokens per second of prompt processing and "
+     "generation tests, the engine driven in-process; no server, requests, concurrency or latencies)"),
     (_holds(MLPERF_ENDPOINT_ACCURACY),
      "an MLPerf inference-endpoint accuracy report (inference-endpoint's accuracy_results.json: a score a "
      "dataset, no serving figures)"),
