@@ -130,7 +130,7 @@ def test_the_run_s_column_reads_alike_in_the_verdict_and_the_evals_tables(pr, wo
     comp.pr, comp.evals = pr, [_eval(POINT, "gsm8k")]
     md = render.markdown(comp)
     assert f"| point | metric | {word} | baseline median [interval] (n) | change (threshold) | verdict |" in md, md
-    assert f"| point | score | {word} | baseline | change (margin) | verdict |" in md, md
+    assert f"| point | score | {word} | baseline | main run | change (margin) | verdict |" in md, md
     assert "| head |" not in md
     headers = [line.split() for line in render.table_text(comp).splitlines() if line.startswith("point ")]
     assert [h[:2 + len(word.split())] for h in headers] == [["point", "metric", *word.split()],

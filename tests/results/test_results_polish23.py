@@ -102,7 +102,7 @@ def test_the_evals_table_says_pr_only_over_a_pull_request_s_run():
     for pr, word in ((None, "this run"), (7, "PR")):
         comparison = C.Comparison("2002", [], {}, {}, evals=[_eval(POINT, "gsm8k")], pr=pr)
         md = render.markdown(comparison)
-        assert f"| point | score | {word} | baseline | change (margin) | verdict |" in md, md
+        assert f"| point | score | {word} | baseline | main run | change (margin) | verdict |" in md, md
         text = render.table_text(comparison)
         (header,) = [line for line in text.splitlines() if line.startswith("point ")]
         assert header.split()[:2 + len(word.split())] == ["point", "score", *word.split()], header

@@ -72,3 +72,38 @@ def test_a_llama_bench_jsonl_report_is_refused_by_name(capsys, tmp_path):
     path.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, path)
     assert len(lines) == 1 and lines[0].startswith(f"{src}:1:") and LLAMA_BENCH_LINE in lines[0], lines
+
+
+# The evals table's baseline is one main run's score (the newest of the window that has it), unlike the throughput
+# tables' median of runs (their n); it did not say which run, the JSON alone did ("run-id"). It now names it in a
+# column headed by the baseline ref, as the not-measured table heads its own ("main run").
+def test_the_evals_table_names_the_main_run_its_baseline_is_from(tmp_path, db, capsys):
+    from helpers import run_cli
+    from test_compare_evals import PR_REF, gsm8k, ingest_job
+
+    ingest_job(tmp_path, db, capsys, "1000", gsm8k(0.80 - 0.8946171341925702), day=1)
+    ingest_job(tmp_path, db, capsys, "1001", gsm8k(), day=2)  # the newest main run with the score
+    ingest_job(tmp_path, db, capsys, "1002", None, day=3)  # the newest main run ran no eval
+    ingest_job(tmp_path, db, capsys, "2002", gsm8k(-0.05), ref=PR_REF, day=4)
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    assert rc == 0, err
+    assert "| point | score | PR | baseline | main run | change (margin) | verdict |" in md, md
+    rows = [line for line in md.splitlines() if "| gsm8k exact_match" in line]
+    assert len(rows) == 2 and all("| 0.8946 ±0.0085 | 1001 |" in row or "| 0.8059 ±0.0109 | 1001 |" in row
+                                  for row in rows), rows
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "evals")
+    assert "main run" in lines[start + 1] and lines[start + 1].index("main run") > lines[start + 1].index("baseline")
+    assert all(" 1001 " in line for line in lines[start + 2:start + 4]), lines[start:start + 4]
+
+
+def test_a_score_with_no_baseline_names_no_run(tmp_path, db, capsys):
+    from helpers import run_cli
+    from test_compare_evals import PR_REF, gsm8k, ingest_job
+
+    ingest_job(tmp_path, db, capsys, "1001", None)  # main ran no eval
+    ingest_job(tmp_path, db, capsys, "2002", gsm8k(), ref=PR_REF, day=2)
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
+    rows = [line for line in md.splitlines() if "| gsm8k exact_match" in line]
+    assert len(rows) == 2 and all("| none | none | n/a | new |" in row for row in rows), rows

@@ -41,7 +41,10 @@ SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), (IMPROVED_SE
 OPEN_SECTIONS = ("Failed", "Regressed", IMPROVED_SECTION)  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
-EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "change (margin)", "verdict")
+# The evals table: a score's baseline is one run's (the newest of the window that has it, ``evals``), named in the
+# column after it, headed as the not-measured table heads its run column (``ref_run``: "main run").
+BASELINE_RUN_COLUMN = 4  # where that column is in EVAL_HEADERS
+EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "baseline run", "change (margin)", "verdict")
 # Where the rows a report cut to its limit leaves out are, when its caller says nowhere else (``markdown``'s
 # ``more``): `results compare` gives the workflow run's step summary, or the command that lists them all.
 MORE = "see `--json`"
@@ -58,9 +61,15 @@ def _with_run(headers: tuple[str, ...], run: str) -> tuple[str, ...]:
     return headers[:RUN_COLUMN] + (run,) + headers[RUN_COLUMN + 1:]
 
 
-def eval_headers(comparison: C.Comparison) -> tuple[str, ...]:
-    """EVAL_HEADERS, the run's column labelled as ``run_column`` says."""
-    return _with_run(EVAL_HEADERS, run_column(comparison))
+def ref_run(baseline_ref: str) -> str:
+    """The header of a column naming the baseline run a row is from: ``main run`` (``record.short_ref``)."""
+    return f"{R.short_ref(baseline_ref)} run"
+
+
+def eval_headers(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF) -> tuple[str, ...]:
+    """EVAL_HEADERS, the run's column labelled as ``run_column`` says, the baseline's run column by its ref."""
+    headers = _with_run(EVAL_HEADERS, run_column(comparison))
+    return headers[:BASELINE_RUN_COLUMN] + (ref_run(baseline_ref),) + headers[BASELINE_RUN_COLUMN + 1:]
 
 
 def _sweep(pt: tuple) -> tuple:
@@ -153,15 +162,17 @@ def _figures(f: dict, samples: bool) -> str:
 
 def eval_cells(v: E.EvalVerdict, verdict: str | None = None, naming: Naming = PLAIN) -> tuple[str, ...]:
     """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
-    where they differ (why such scores are not judged), the baseline's run only in the JSON. The
+    where they differ (why such scores are not judged); the baseline's run id in the column after its score
+    ("none" with no baseline; the throughput tables' baseline is a median of runs, their count its n). The
     verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
     counts = (None, None) if v.baseline is None else (v.baseline.get(R.EVAL_SAMPLES), v.head.get(R.EVAL_SAMPLES))
     samples = None not in counts and counts[0] != counts[1]
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)  # as a figure's cells say it
     base = "none" if v.baseline is None else _figures(v.baseline, samples) + base_mark
+    run = "none" if v.baseline is None else str(v.baseline.get(R.RUN_ID))
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
     return (point_label(v.point, naming), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
-            base, diff, verdict or v.verdict)
+            base, run, diff, verdict or v.verdict)
 
 
 def eval_notes(evals: list[E.EvalVerdict]) -> dict[str, int]:
@@ -179,7 +190,8 @@ def eval_summary(comparison: C.Comparison) -> str:
     return f"{count(len(comparison.evals), 'eval score')}: {counts}"
 
 
-def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = None, more: str = MORE) -> list[str]:
+def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = None, more: str = MORE,
+              baseline_ref: str = C.DEFAULT_BASELINE_REF) -> list[str]:
     """The evals section (regressions first), only when the run has eval scores; its first
     ``max_rows`` rows when given (a report over its size limit; ``more``: where the rest are). A point
     is named in the first of its consecutive rows only (CONTRACTS §8), as ``_md_table`` names it."""
@@ -187,7 +199,8 @@ def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = N
         return []
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
-             "| " + " | ".join(eval_headers(comparison)) + " |", "|" + "---|" * len(EVAL_HEADERS)]
+             "| " + " | ".join(map(_md_escape, eval_headers(comparison, baseline_ref))) + " |",
+             "|" + "---|" * len(EVAL_HEADERS)]
     for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
         row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, naming)
         row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
@@ -422,12 +435,11 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming
     """The folded list of what the run did not measure (``not_measured_note`` says how many)."""
     if not comparison.not_measured:
         return []
-    ref = R.short_ref(baseline_ref)
     rows = [f"| {_md_escape(point_label(m.point, naming))} | {_md_escape(m.what) if m.what else 'the whole point'} | {_md_escape(m.baseline_run)} |"
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
             "</summary>", "",
-            f"| point | not measured | {_md_escape(ref)} run |", "|---|---|---|", *rows, "", "</details>", ""]
+            f"| point | not measured | {_md_escape(ref_run(baseline_ref))} |", "|---|---|---|", *rows, "", "</details>", ""]
 
 
 def _md_not_measured_counted(comparison: C.Comparison, more: str = MORE) -> list[str]:
@@ -533,11 +545,11 @@ def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, m
 
 
 def _md_open(comparison: C.Comparison, naming: Naming, folded_rows: bool, max_rows: int | None, placed: set,
-             more: str = MORE) -> list[str]:
+             more: str = MORE, baseline_ref: str = C.DEFAULT_BASELINE_REF) -> list[str]:
     """The sections listed open: failed jobs, regressions, then improvements (README), the eval scores' table
     (``_md_evals``) among the regressions when a score regressed or its job failed (new user s40f: `#### Improved`
     came first, a gsm8k score 5 points down under it), else after the improvements."""
-    evals = _md_evals(comparison, naming, max_rows, more)
+    evals = _md_evals(comparison, naming, max_rows, more, baseline_ref)
     if not any(e.verdict in C.FAILING for e in comparison.evals):
         return _md_sections(comparison, naming, folded_rows, max_rows, True, placed, more) + evals
     regressions = tuple(title for title in OPEN_SECTIONS if title != IMPROVED_SECTION)
@@ -748,7 +760,7 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
         placed: set = set()
-        opened = (_md_open(comparison, naming, folded_rows, max_rows, placed, more)
+        opened = (_md_open(comparison, naming, folded_rows, max_rows, placed, more, baseline_ref)
                   + _md_beyond(comparison, naming, max_rows, more)
                   + _md_new(comparison, baseline_ref, naming, max_rows, more))
         folded = (_md_sections(comparison, naming, folded_rows, max_rows, opened=False, placed=placed, more=more)
@@ -1028,10 +1040,11 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
                  *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow")
-    _eval_table(console, comparison, naming)
+    _eval_table(console, comparison, naming, baseline_ref)
 
 
-def _eval_table(console, comparison: C.Comparison, naming: Naming) -> None:
+def _eval_table(console, comparison: C.Comparison, naming: Naming,
+                baseline_ref: str = C.DEFAULT_BASELINE_REF) -> None:
     """The second table, "evals": one row per eval score, regressions first (none without scores);
     on a terminal too narrow for it, the point's label on a line of its own, as in the first. A
     score not judged reads "not-judged [n]", its reason under the table as note n."""
@@ -1041,7 +1054,7 @@ def _eval_table(console, comparison: C.Comparison, naming: Naming) -> None:
         return
     notes = eval_notes(comparison.evals)
     rows = [(v, _printable(eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming))) for v in comparison.evals]
-    headers = eval_headers(comparison)
+    headers = eval_headers(comparison, baseline_ref)
     grid = _grid(headers)
     for v, row in rows:
         _add(grid, v, row)
