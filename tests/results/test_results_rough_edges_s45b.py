@@ -107,3 +107,82 @@ def test_a_score_with_no_baseline_names_no_run(tmp_path, db, capsys):
     rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
     rows = [line for line in md.splitlines() if "| gsm8k exact_match" in line]
     assert len(rows) == 2 and all("| none | none | n/a | new |" in row for row in rows), rows
+
+
+# `results ingest --row` of a PR's run whose row names another image than the row's config has as checked out: the
+# row was written before the checkout's change (README: a PR that changes the image needs its rows written in its
+# checkout), so the PR's figures are filed under main's recipe and compare names no recipe change beside them. A
+# warning at the row file's image (stored all the same: the checkout may not be the commit the run measured, which
+# ingest cannot tell); a main run's row is not checked (its earlier runs ran earlier images).
+KEY = "dsr1-fp8-b300-vllm"  # configs/nvidia-master.yaml: image vllm/vllm-openai:v0.11.0
+CHECKED_OUT = "vllm/vllm-openai:v0.11.0"
+
+
+def _image_repo(tmp_path, monkeypatch):
+    import shutil
+    import subprocess
+
+    from helpers import vllm_output
+
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    path = tmp_path / "bench"
+    (path / "configs").mkdir(parents=True)
+    for name in ("configs/nvidia-master.yaml", "configs/runners.yaml", "perf-changelog.yaml"):
+        shutil.copy(ROOT / name, path / name)
+    (path / "runs").mkdir()
+    (path / "runs" / "out.json").write_text(json.dumps(vllm_output()), encoding="utf-8")
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "configs")):
+        subprocess.run(["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                       check=True, capture_output=True)
+    monkeypatch.chdir(path / "runs")  # from a subdirectory of the repository, as a maintainer runs it
+    return path
+
+
+def _ingest_row(capsys, db, image: str, ref: str, run_id: str = "200", **more):
+    from helpers import ROW, run_cli
+
+    row = {**ROW, "precision": "fp8", "image": image, **more}  # a row of KEY
+    with open("row.json", "w", encoding="utf-8") as f:
+        json.dump(row, f, indent=2)
+    return run_cli(capsys, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", run_id, "--ref", ref,
+                   "--config-key", KEY, "out.json")
+
+
+def test_a_pr_row_whose_image_the_checkout_does_not_have_is_warned_at_its_image(tmp_path, db, capsys, monkeypatch):
+    from helpers import show_json
+
+    _image_repo(tmp_path, monkeypatch)
+    rc, out, err = _ingest_row(capsys, db, "vllm/vllm-openai:v0.10.2", "refs/pull/7/head")
+    assert rc == 0 and out.splitlines()[-1].startswith("ingested 1 results (1 new)"), (out, err)
+    assert err.splitlines() == [
+        "row.json:2:3: warning: image: the row says vllm/vllm-openai:v0.10.2, config key 'dsr1-fp8-b300-vllm' as "
+        f"checked out says {CHECKED_OUT} (configs/nvidia-master.yaml): the row is stale against this checkout, or "
+        "this checkout is not the pull/7/head run's; its results are stored under the row's image all the same; "
+        "write the run's rows in its own checkout (`sweepgate test-config --config-keys dsr1-fp8-b300-vllm ...`) and "
+        "ingest its outputs again with the next --attempt"], err
+    assert [r["image"] for r in show_json(capsys, db)] == ["vllm/vllm-openai:v0.10.2"]  # stored all the same
+
+
+def test_under_github_actions_the_stale_row_is_an_annotation(tmp_path, db, capsys, monkeypatch):
+    _image_repo(tmp_path, monkeypatch)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    rc, _, err = _ingest_row(capsys, db, "vllm/vllm-openai:v0.10.2", "refs/pull/7/head")
+    assert rc == 0 and "::warning file=runs/row.json,line=2::image: the row says vllm/vllm-openai:v0.10.2" in err, err
+
+
+def test_a_main_row_or_a_pr_row_of_the_checkout_s_image_says_nothing(tmp_path, db, capsys, monkeypatch):
+    from helpers import vllm_output
+
+    repo = _image_repo(tmp_path, monkeypatch)
+    rc, _, err = _ingest_row(capsys, db, "vllm/vllm-openai:v0.10.2", "refs/heads/main", "101")  # main's earlier run
+    assert rc == 0 and err == "", err
+    (repo / "runs" / "out.json").write_text(json.dumps(vllm_output(output_throughput=410.0)), encoding="utf-8")
+    rc, _, err = _ingest_row(capsys, db, CHECKED_OUT, "refs/pull/7/head")
+    assert rc == 0 and err == "", err
+
+
+def test_a_row_of_another_config_is_said_once_as_such(tmp_path, db, capsys, monkeypatch):
+    """Its image differs too, but it is another config's row: the one warning names the fields that tell it."""
+    _image_repo(tmp_path, monkeypatch)
+    rc, _, err = _ingest_row(capsys, db, "vllm/vllm-openai:v0.10.2", "refs/pull/7/head", precision="fp4")
+    assert rc == 0 and len(err.splitlines()) == 1 and "is not a row of config key" in err, err

@@ -87,7 +87,8 @@ def _given(args):
     except SweepgateError as exc:
         jsonio.place(exc.diagnostics, text, args.row)
         raise
-    return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key)
+    return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key,
+                 row_file=(args.row, text))
 
 
 def _refuse_rows_holder(doc, path: str) -> None:
@@ -213,7 +214,7 @@ def run(args) -> int:
     from sweepgate.results import ingest, store
 
     given = _given(args)
-    key_warnings = [w for w in [ingest.config_key_warning(args.config_key, given and given.row)] if w]  # once
+    key_warnings = [w for w in [ingest.config_key_warning(args.config_key, given and given.row, given=given)] if w]
     jsonl = Path(args.jsonl) if args.jsonl else None
     if jsonl:
         from sweepgate.core.outpaths import writable_file

@@ -60,6 +60,7 @@ class Given:
     ref: str | None = None
     attempt: int | None = None
     config_key: str | None = None
+    row_file: tuple[str, str] | None = None  # (--row FILE, its text): where a warning of the row is placed
 
 
 @dataclasses.dataclass
@@ -1204,14 +1205,17 @@ ROW_NOT_OF_KEY = "row-not-of-config-key"  # the rule of a --row its --config-key
 ROW_OF_CONFIG_FIELDS = (F.MODEL, F.MODEL_PREFIX, F.PRECISION, F.FRAMEWORK, F.RUNNER)
 
 
-def config_key_warning(key: str | None, row: dict | None = None, start: str = ".") -> Diagnostic | None:
+def config_key_warning(key: str | None, row: dict | None = None, start: str = ".",
+                       given: Given | None = None) -> Diagnostic | None:
     """A warning when ``key`` (``--config-key``) is in none of the master configs of the repository
     ``start`` is in: a typo would be stored without a word, and ``results compare`` would find no
     baseline for its points (none but results stored under the same typo) and call each one new; or when
     ``row`` (``--row``) is no row that key's config expands to (``_row_unlike_config``): another config's
-    results filed under it. Stored all the same: a store keeps results of keys since renamed or removed,
-    and a config may have changed since its row ran. Outside a repository, or in one without master
-    configs, no check. The configs are read once per command, however many files it ingests."""
+    results filed under it; or, for a run of another ref than main (``given``: its --ref and row file), when the
+    row's image is not the one the key's config has as checked out (``_row_image_not_checked_out``). Stored all the
+    same: a store keeps results of keys since renamed or removed, and a config may have changed since its row ran.
+    Outside a repository, or in one without master configs, no check. The configs are read once per command,
+    however many files it ingests."""
     from sweepgate.core import load
 
     if not key:
@@ -1231,7 +1235,9 @@ def config_key_warning(key: str | None, row: dict | None = None, start: str = ".
     if not known:
         return None
     if key in known:
-        return _row_unlike_config(key, row, known[key], load.config_in(docs[known[key]], key), git.root)
+        config = load.config_in(docs[known[key]], key)
+        return (_row_unlike_config(key, row, known[key], config, git.root)
+                or _row_image_not_checked_out(key, row, known[key], config, given))
     import difflib
 
     near = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
@@ -1268,6 +1274,33 @@ def _row_unlike_config(key: str, row: dict | None, path: str, config, root) -> D
                       "pass the key of the config the row came from (`sweepgate test-config --config-keys KEY` "
                       "prints its rows; stored results are immutable: ingest this output again with the next "
                       "--attempt); a config changed since the row ran can stay as it is", severity="warning")
+
+
+ROW_IMAGE_NOT_CHECKED_OUT = "row-image-not-checked-out"  # the rule of a PR's --row whose image the checkout's lacks
+
+
+def _row_image_not_checked_out(key: str, row: dict | None, path: str, config, given: Given | None) -> Diagnostic | None:
+    """The warning of a ``row`` of ``key``'s config whose image is not the config's as checked out, ingested for
+    a run of another ref than main (a PR's, a branch's: ``given.ref``), placed at the row file's image key. A row
+    written from main's checkout for a PR that changes the image (README: write the PR's rows in its checkout)
+    files the PR's figures under main's recipe, and compare then names no recipe change beside them. A warning,
+    not a refusal: this checkout may not be the commit the run measured (main's, ingesting a PR's run with the
+    PR's own rows), which ingest cannot tell; a main run's row is not checked (main's earlier runs ran earlier
+    images). None when the image agrees, or either is not stated."""
+    if (given is None or given.ref in (None, F.MAIN_REF) or not isinstance(row, dict) or not isinstance(config, dict)
+            or row.get(F.IMAGE) is None or config.get(F.IMAGE) is None or row[F.IMAGE] == config[F.IMAGE]):
+        return None
+    where, text = given.row_file or ("--row", None)
+    warning = Diagnostic(where, 0, 0, ROW_IMAGE_NOT_CHECKED_OUT,
+                         f"warning: {F.IMAGE}: the row says {printable(str(row[F.IMAGE]))}, config key '{key}' as "
+                         f"checked out says {printable(str(config[F.IMAGE]))} ({path}): the row is stale against this "
+                         f"checkout, or this checkout is not the {R.short_ref(given.ref)} run's; its results are "
+                         "stored under the row's image all the same",
+                         f"write the run's rows in its own checkout (`sweepgate test-config --config-keys {key} ...`) "
+                         "and ingest its outputs again with the next --attempt", severity="warning")
+    if text is not None:
+        jsonio.place([warning], text, where)
+    return warning
 
 
 def _runner_names(root, label) -> list:
