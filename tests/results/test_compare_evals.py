@@ -223,7 +223,8 @@ def test_markdown_has_an_evals_section_regressions_first(tmp_path, db, capsys):
     assert "#### Evals (2 eval scores: 1 regressed, 1 unchanged)" in md
     rows = [line for line in md.splitlines() if "| gsm8k exact_match" in line]
     assert len(rows) == 2 and "strict-match" in rows[0] and rows[0].endswith("| regressed |")
-    assert "| 0.8446 ±0.0085 | 0.8946 ±0.0085 | 1001 | -0.0500 (0.0268) |" in rows[0]  # the margin of 2 scores judged together; main run 1001
+    # the margin of 2 scores judged together; the baseline main run 1001
+    assert "| 0.8446 ±0.0085 | 0.8946 ±0.0085 | 1001 | -0.0500 (0.0268) |" in rows[0]
     assert "#### Evals" in summary.read_text(encoding="utf-8")
 
 

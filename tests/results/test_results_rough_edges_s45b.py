@@ -43,7 +43,8 @@ def test_aiperf_console_tables_after_a_long_log_are_refused_as_console_tables(ca
 def test_a_console_table_titled_by_the_client_alone_and_drawn_in_light_lines_is_told_too(capsys, tmp_path):
     """AIPerf's Rust exporter titles the metrics table "NVIDIA AIPerf" alone; a light box (┌) is rich's too."""
     tables = CONSOLE.read_text(encoding="utf-8").split("NVIDIA AIPerf | LLM Metrics", 1)[1].lstrip("\n")
-    tables = "                        NVIDIA AIPerf    \n" + tables.translate(str.maketrans("┏┓┗┛━┃┳┻┡┩╇", "┌┐└┘─│┬┴├┤┼"))
+    light = str.maketrans("┏┓┗┛━┃┳┻┡┩╇", "┌┐└┘─│┬┴├┤┼")
+    tables = "                        NVIDIA AIPerf    \n" + tables.translate(light)
     src, lines = refused_alone(capsys, tmp_path, _console_log(tmp_path, PREAMBLE, tables))
     assert len(lines) == 1 and lines[0].startswith(f"{src}:1: format: AIPerf's console tables"), lines
 

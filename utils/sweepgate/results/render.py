@@ -439,7 +439,8 @@ def _md_not_measured(comparison: C.Comparison, baseline_ref: str, naming: Naming
             for m in comparison.not_measured]
     return ["<details>", f"<summary>Not measured by this run: {', '.join(_not_measured_parts(comparison.not_measured))}"
             "</summary>", "",
-            f"| point | not measured | {_md_escape(ref_run(baseline_ref))} |", "|---|---|---|", *rows, "", "</details>", ""]
+            f"| point | not measured | {_md_escape(ref_run(baseline_ref))} |", "|---|---|---|", *rows, "",
+            "</details>", ""]
 
 
 def _md_not_measured_counted(comparison: C.Comparison, more: str = MORE) -> list[str]:

@@ -567,8 +567,8 @@ def refuse_console(text: str, path: str) -> None:
     however long a preamble of log lines comes first (``_console_table``, ``SERVING_TABLE``)."""
     if found := _console_table(text):
         client = found["client"]
-        raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as profile_export_console.txt "
-                   "keeps them; figures rounded for display), not its export",
+        raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as "
+                   "profile_export_console.txt keeps them; figures rounded for display), not its export",
                    f"ingest the run's {PERF_CONSOLE_CLIENTS[client]} beside it, or remove the file")
     if SERVING_TABLE in text:
         raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
