@@ -36,11 +36,13 @@ def chart_ending_at(end: float, concs: tuple[int, ...], tmp_path):
 
 
 def shown_ticks(fig) -> list:
-    """The tick labels drawn: those with a text inside their axis' limits."""
+    """The tick labels drawn: those with a text inside their axis' limits (as matplotlib draws them: an axis ending
+    at 1499999.9999999998 draws its 1.5M tick)."""
     ax = fig.axes[0]
     out = []
     for labels, (low, high), i in ((ax.get_xticklabels(), ax.get_xlim(), 0), (ax.get_yticklabels(), ax.get_ylim(), 1)):
-        out += [t for t in labels if t.get_visible() and t.get_text() and low <= t.get_position()[i] <= high]
+        close = (high - low) * 1e-9
+        out += [t for t in labels if t.get_visible() and t.get_text() and low - close <= t.get_position()[i] <= high + close]
     return out
 
 
