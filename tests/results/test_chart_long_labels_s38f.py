@@ -11,6 +11,7 @@ import numpy as np
 
 import synth
 from helpers import drawn
+from test_chart_parts_styles28 import strays
 from sweepgate.results import charts
 from sweepgate.results import compare as C
 from sweepgate.results import record as R
@@ -38,7 +39,10 @@ def test_long_not_judged_labels_stay_inside_the_plot_and_off_each_other_and_ever
     ax = fig.axes[0]
     boxes = label_boxes(fig, ax)
     assert len(items) == 16 and all(labelled for labelled in map(charts.labelled_unjudged, items))
-    assert sum(charts.UNJUDGED in text for text, _ in boxes) >= 12, [t for t, _ in boxes]  # most are kept
+    # most are kept (s45e: 11, not 13: two of the 13 sat beside their point yet nearer another's marker than their
+    # own, read as that point's label; test_chart_parts_styles28.strays finds none now)
+    assert sum(charts.UNJUDGED in text for text, _ in boxes) >= 11, [t for t, _ in boxes]
+    assert strays(fig, items) == []
     assert any("% tok/s/GPU" in text for text, _ in boxes)
     frame = ax.get_window_extent(fig.canvas.get_renderer())
     for text, box in boxes:

@@ -1174,16 +1174,15 @@ def label_forms(text: str) -> tuple[str, ...]:
 
 
 def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leaders: list,
-                segments=None) -> tuple | None:
+                segments=None, may_lead: bool = True) -> tuple | None:
     """(text, LABEL_SPOTS entry, reach, leader ends or None, whether it covers a line) for a label ``push`` times
     past its point (``_place_labels`` says the order), each of its ``label_forms`` tried in turn; None where it has
-    no spot inside the plot clear of every label and marker; ``marks``: its own marks, the others, and its anchor's
-    (rows of ``_marks``); ``segments``: the lines a leader may not cross (``_segments``), but where the label would
-    otherwise be left out."""
-    import numpy as np
-
-    own, others, anchor = marks
-    every = np.concatenate([own, others])
+    no spot inside the plot clear of every label and marker; ``marks``: its own marks, the others (its own baseline
+    medians neither), its anchor's, and every mark, its baseline medians too, which a label beside its point never
+    covers either (s45e: such a label, on a patch of the background, hid its own baseline median) (rows of
+    ``_marks``); ``segments``: the lines a leader may not cross (``_segments``); ``may_lead``: whether the
+    label may stand off its point, joined by a leader (``_may_lead``)."""
+    own, others, anchor, every = marks
     forms = label_forms(label.get_text())
     costs: dict[tuple, float] = {}
     for form in forms:
@@ -1205,7 +1204,7 @@ def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leade
                         return form, where, push * reach, ends, False
         return None
 
-    found = led(segments)
+    found = led(segments) if may_lead else None
     if found:
         return found
 
@@ -1217,9 +1216,34 @@ def _label_spot(ax, label, push: float, taken, marks: tuple, placed: list, leade
                  and ax.bbox.contains(box.x0, box.y0) and ax.bbox.contains(box.x1, box.y1))
         return not clear, margin <= 0, costs[key], -margin
     best = min(costs, key=rank)
-    if rank(best)[0]:  # over a label or a marker, or out of the plot: a leader across a line, rather than no label
-        return led(None) if segments is not None else None
+    if rank(best)[0] or rank(best)[1]:  # over a label or a marker, out of the plot, or nearer another point's marker
+        return None  # than its own (read as that point's): left out, never a leader across a line
     return best[0], best[1], push, None, costs[best] > 0
+
+
+# A chart of more points than this is crowded: past about 31 its figure grows no more (ROOMY_POINTS, MAX_GROWTH), and
+# s45e's 80 points of 5 recipes drew 14 leaders into the bundle of fronts, where a reader could not tell whose point
+# each "128" was. There a label stands off its point, joined by a leader, only for a point that changed (ringed,
+# failed, not measured, not judged, new: what the chart is read for) or ends its recipe's sweep (where its front
+# starts and ends); every other point is labelled where its label fits beside it, else left out.
+CROWDED_POINTS = 40
+
+
+def _may_lead(items: list[dict]) -> set[int]:
+    """The indexes of ``items`` whose label may stand off its point, joined by a leader: all of them in a chart of
+    CROWDED_POINTS or fewer; else those that changed (a flag or verdict, new, not judged) and each series' first and
+    last point along its sweep (``_load``: its lowest and highest concurrency or rate)."""
+    if len(items) <= CROWDED_POINTS:
+        return set(range(len(items)))
+    ends: dict[tuple, list[int]] = {}
+    for i, item in enumerate(items):
+        ends.setdefault(item["series"], []).append(i)
+    out = set()
+    for mine in ends.values():
+        ordered = sorted(mine, key=lambda i: tuple(-1.0 if math.isnan(v) else v for v in _load(items[i])))
+        out |= {ordered[0], ordered[-1]}
+    return out | {i for i, item in enumerate(items)
+                  if item["flag"] or item.get("verdict") or item["new"] or labelled_unjudged(item)}
 
 
 def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str]], rings: set[int],
@@ -1229,7 +1253,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     line and lying nearer its own marker than any other (charts28: an olive "4" clear of every marker sat
     nearer a neighbour's than its own); else at the first such spot LEADER_REACH times as far out,
     joined to its marker by a thin line (LEADER_GID) that passes no other marker, label or line to a
-    label; each on one line, then on two (``label_forms``); else beside it, at a spot inside the plot covering no
+    label (in a chart of more than CROWDED_POINTS points, only a point that changed or ends its sweep: ``_may_lead``);
+    each on one line, then on two (``label_forms``); else beside it, at a spot inside the plot covering no
     label and no marker, nearest its own marker where it can be, covering least (a line). A ringed point's label
     sits past its ring. A label with no such spot is left out (hundreds of points would pile their labels into one
     unreadable block; s38f: a long ``not judged`` label was drawn over other points' markers and out of the plot,
@@ -1238,7 +1263,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     In its series' colour when the chart has several; ``rings``: the items whose baseline median is a
     ring round their dot (``ring_hidden_baselines``). ``around``: a context's points and their labels
     (``_draw_context``), labelled last, in its ink, where they are at most CONTEXT_LABELS, and kept clear of in any
-    case. A leader crosses no line but its own point's (``_crosses_any``) unless the label would be left out; a
+    case. A leader crosses no line but its own point's (``_crosses_any``), the label left out rather (s45e: 6 leaders
+    of an 80-point chart crossed other recipes' fronts); a
     label beside its point on a line is drawn on a patch of the background (LABEL_BACKING). Measured after the
     layout, which the labels stay out of."""
     import numpy as np
@@ -1247,11 +1273,12 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     state = {"taken": _obstacles(fig, ax, marks), "segments": _segments(ax), "placed": [], "labels": [],
              "leaders": []}  # what a label keeps clear of; the labels' boxes, the labels, the leaders' ends
     index = {id(item): i for i, item in enumerate(items)}
+    lead = _may_lead(items)
     for item, text, spot in sorted(spot_labels(fig, ax, items), key=lambda s: not s[0]["flag"]):  # ringed first
         ink = ONE_SERIES_INK if len(styles) == 1 else label_ink(styles[item["series"]][0])
         i = index[id(item)]
         push = 1.8 if item["flag"] or item["new"] else 1.3 if i in rings else 1.0  # past its ring
-        _place_label(fig, ax, state, marks, (text, item["at"], ink, None), i, spot, push)
+        _place_label(fig, ax, state, marks, (text, item["at"], ink, None), i, spot, push, bool(lead & set(spot)))
     if len(around) <= CONTEXT_LABELS:
         for k, (xy, text) in enumerate(around):
             if text:
@@ -1260,7 +1287,8 @@ def _place_labels(fig, ax, items: list[dict], styles: dict[tuple, tuple[str, str
     return state["labels"]
 
 
-def _place_label(fig, ax, state: dict, marks, label_of: tuple, i: int, spot: list[int], push: float) -> None:
+def _place_label(fig, ax, state: dict, marks, label_of: tuple, i: int, spot: list[int], push: float,
+                 may_lead: bool = True) -> None:
     """Place one label (``label_of``: text, where its point is, ink, gid) of the mark ``i`` (a row index of ``marks``)
     for the spot's marks ``spot``, ``push`` times past it (``_label_spot``), or leave it out; ``state``: what
     ``_place_labels`` keeps of the labels placed so far, updated."""
@@ -1271,8 +1299,8 @@ def _place_label(fig, ax, state: dict, marks, label_of: tuple, i: int, spot: lis
                         zorder=6, in_layout=False, gid=gid)
     mine = np.isin(marks[:, 3], spot)  # the spot's points (its own marks) and their baseline medians (neither)
     anchor = marks[(marks[:, 3] == i) & (marks[:, 4] == 1)][0]
-    found = _label_spot(ax, label, push, state["taken"], (marks[mine & (marks[:, 4] == 1)], marks[~mine], anchor),
-                        state["placed"], state["leaders"], state["segments"])
+    found = _label_spot(ax, label, push, state["taken"], (marks[mine & (marks[:, 4] == 1)], marks[~mine], anchor, marks),
+                        state["placed"], state["leaders"], state["segments"], may_lead)
     if found is None:  # a ringed one too: overprinted text reads as neither, a covered marker is lost
         label.remove()
         return
