@@ -24,6 +24,7 @@ Lines are HEAD's for text a change adds and BASE's for text it deletes or edits.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 
@@ -118,16 +119,25 @@ class Outcome:
 
 def crlf_summary(path: str) -> tuple[str, str, str]:
     """How the summary of CRLF lines past the cap says them (``Collector.add``'s ``more``): in words, with the fix
-    of every line at once (walker s43: "4746 more 'crlf' problem(s)"; fix the ones above, then rerun the gate)."""
+    of every line at once (walker s43: "4746 more 'crlf' problem(s)"; fix the ones above, then rerun the gate).
+    ``path``: the changelog from the current folder, as a fix's command is run (``file_rules``' ``here``)."""
     quoted = shlex.quote(path)
     return ("line ends in CRLF", "lines end in CRLF",
             f"convert every line at once: dos2unix {quoted}, or sed -i 's/\\r$//' {quoted}")
 
 
+def _crlf(out: Collector, n: int, line: bytes, path: str) -> None:
+    """Line ``n``'s carriage return, its fix naming the changelog as ``path`` (from the current folder)."""
+    out.add(n, CRLF_RULE, "carriage return (CRLF line ending)", f"use LF line endings (dos2unix {shlex.quote(path)})",
+            col=line.index(b"\r") + 1, more=crlf_summary(path))
+
+
 def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, hist: History,
-               conflict_fix=None) -> None:
+               conflict_fix=None, here=None) -> None:
     """Encoding and character rules on every line the change touches, plus the final newline.
-    ``conflict_fix``: called (once) for the fix of conflict markers, when there are any; else CONFLICT_FIX."""
+    ``conflict_fix``: called (once) for the fix of conflict markers, when there are any; else CONFLICT_FIX.
+    ``here``: called for the changelog from the current folder, which a fix's command names (s45c: in
+    benchmarks/ the fix said `dos2unix perf-changelog.yaml`, no file there); else ``out.path``."""
     lines, offset = head_lines.lines, head_lines.offset
     changed = sorted(set(hist.changed))
     fix = None
@@ -140,9 +150,7 @@ def file_rules(out: Collector, base: bytes, head: bytes, head_lines: HeadLines, 
             out.add(1, BOM_RULE, "file starts with a UTF-8 byte-order mark", "save the file as UTF-8 without BOM")
             line = line[len(BOM):]
         if b"\r" in line:
-            out.add(n, CRLF_RULE, "carriage return (CRLF line ending)",
-                    "use LF line endings (dos2unix perf-changelog.yaml)", col=line.index(b"\r") + 1,
-                    more=crlf_summary(out.path))
+            _crlf(out, n, line, here() if here else out.path)
         if b"\t" in line:
             col = line.index(b"\t") + 1
             indent = not line[:col - 1].strip(b" ")  # a tab among the leading blanks, else inside the text
@@ -447,7 +455,8 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     repo = resolve_repository(opts.repository, base or head)
     outcome = Outcome(repository=repo, changelog=opts.changelog)
     out = Collector(opts.changelog)
-    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git, opts.changelog, base_ref))
+    hist, parsed = check_text(out, base, head, repo, opts, conflict_fix=lambda: _conflict_fix(git, opts.changelog, base_ref),
+                              here=functools.cache(lambda: _from_here(git, opts.changelog)))
     outcome.corrections = hist.corrections
     _base_moved(git, out, (base_ref, head_ref or "HEAD"), base_sha, head_sha, hist)
     outcome.diagnostics = out.done()
@@ -469,6 +478,14 @@ def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOpti
     except SweepgateError as exc:
         outcome.matrix = exc.diagnostics + _keys_beside(git, head_sha, doc, entries, opts)
     return outcome
+
+
+def _from_here(git, path: str) -> str:
+    """``path``, from the repository's top, as a fix's command names it from the current folder (imported only
+    when a fix names it: the gate's hot path imports no pathlib)."""
+    from sweepgate.core.repopaths import from_here
+
+    return from_here(git.root, path)
 
 
 def _conflict_fix(git, path: str, base_ref: str) -> str:
@@ -502,11 +519,11 @@ def _base_moved(git, out: Collector, refs: tuple[str, str], base_sha: str, head_
 
 
 def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts: GateOptions,
-               fast: bool = True, conflict_fix=None) -> tuple[History, tuple | None]:
+               fast: bool = True, conflict_fix=None, here=None) -> tuple[History, tuple | None]:
     """File, history, separator and entry rules into ``out``: (history, (doc, entries) or None
     when the entry rules did not run). ``fast``: when HEAD only appends, read the appended lines
     and the end of the history, never the whole file (same diagnostics as the full comparison).
-    ``conflict_fix``: as ``file_rules``'."""
+    ``conflict_fix``, ``here``: as ``file_rules``'."""
     quick = appended_only(base, head) if fast else None
     if quick:
         hist, head_lines = quick
@@ -516,7 +533,7 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     hist.problems = [problem for problem in hist.problems if problem[0] not in in_conflict]
     for line, rule, message, hint in hist.problems:
         out.add(line, rule, message, hint)
-    file_rules(out, base, head, head_lines, hist, conflict_fix)
+    file_rules(out, base, head, head_lines, hist, conflict_fix, here)
     separator_rules(out, head_lines, hist.append_start, in_conflict)
     appended_idx = list(range(hist.append_start, head_lines.total))
     appended = [head_lines[i] for i in appended_idx]
