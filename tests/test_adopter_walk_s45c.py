@@ -42,3 +42,40 @@ def test_the_crlf_fix_names_the_changelog_the_gate_read(make_repo, monkeypatch, 
     repo.base = repo.head()
     fixes = _crlf_fixes(repo, capsys, ".", "--changelog-file", "history.yaml")
     assert fixes and set(fixes) == {"use LF line endings (dos2unix history.yaml)"}, fixes
+
+
+def test_the_job_environment_sets_random_range_ratio_as_the_reference_s_workflow_does():
+    """InferenceX's benchmark workflow sets RANDOM_RANGE_RATIO (0.8) for every job, and every one of its fixed-seq-len
+    scripts requires it (`check_env_vars ... RANDOM_RANGE_RATIO ...`): the job environment had no such variable, so
+    such a script, copied over, failed its rehearsal, its preflight and its GPU job alike."""
+    from test_rehearse import FSL_ROWS
+
+    from sweepgate.core import fields, jobenv
+
+    env = jobenv.job_env(FSL_ROWS[0], "b300-nv_00", "results")
+    assert env["RANDOM_RANGE_RATIO"] == "0.8"
+    assert "RANDOM_RANGE_RATIO" in env[jobenv.JOB_ENV_NAMES_VAR].split()  # what a launcher passes to the container
+    assert "RANDOM_RANGE_RATIO" in fields.JOB_ENV_NAMES
+
+
+def test_a_script_requiring_random_range_ratio_passes_preflight(tmp_path):
+    """The walk's script in InferenceX's shape, which checks RANDOM_RANGE_RATIO and passes it to the client as it is:
+    preflight said `the script exited 1 (Error: required environment variables are not set: RANDOM_RANGE_RATIO)`."""
+    import subprocess
+    import sys
+
+    from test_preflight_refs import ENV, SCRIPT, fleet
+
+    repo = fleet(tmp_path, "main")
+    script = repo / SCRIPT
+    text = script.read_text()
+    for old, new in (("check_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN ",
+                      "check_env_vars MODEL TP CONC ISL OSL MAX_MODEL_LEN RANDOM_RANGE_RATIO "),
+                     ('"${RANDOM_RANGE_RATIO:-0.8}"', '"$RANDOM_RANGE_RATIO"')):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    script.write_text(text)
+    env = {k: v for k, v in ENV.items() if k not in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE", "RANDOM_RANGE_RATIO")}
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                       cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and "RANDOM_RANGE_RATIO" not in r.stderr, r.stderr

@@ -217,6 +217,10 @@ ROW_ENV = {
     DISAGG: "DISAGG",
     RUNNER: "RUNNER_TYPE",  # the runner label the job was sent to (RUNNER_NAME is the machine)
 }
+# Set for every job whatever its row, as the reference's benchmark workflow sets them: the random dataset's length
+# spread around ISL and OSL (±80 %), which every reference fixed-seq-len script requires (`check_env_vars ...
+# RANDOM_RANGE_RATIO`) and passes to its client as `--random-range-ratio`.
+JOB_CONSTANT_ENV = {"RANDOM_RANGE_RATIO": "0.8"}
 # kv-offload-backend is an object; its parts get their own variables.
 KV_OFFLOAD_BACKEND_ENV = "KV_OFFLOAD_BACKEND"
 KV_OFFLOAD_BACKEND_VERSION_ENV = "KV_OFFLOAD_BACKEND_VERSION"
@@ -237,6 +241,7 @@ UPLOAD_HELD_ENV = "SWEEPGATE_UPLOAD_HELD"
 HARDWARE_ENV = {ACCELERATOR_RUNTIME: "SWEEPGATE_ACCELERATOR_RUNTIME", RDMA_DEVICES: "SWEEPGATE_RDMA_DEVICES"}
 JOB_ENV_NAMES = (
     *ROW_ENV.values(),
+    *JOB_CONSTANT_ENV,
     *KV_OFFLOAD_SETTINGS_ENV.values(),
     *HARDWARE_ENV.values(),
     KV_OFFLOAD_BACKEND_ENV,
@@ -379,6 +384,7 @@ def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[st
     env.setdefault(ROW_ENV[RUN_EVAL], "false")
     env.setdefault(ROW_ENV[EVAL_ONLY], "false")
     env.setdefault(ROW_ENV[DISAGG], "false")  # as the reference sets it for every job
+    env.update(JOB_CONSTANT_ENV)
     env[RUNNER_NAME_ENV] = runner_name
     env[RESULT_DIR_ENV] = result_dir
     env[RESULT_FILENAME_ENV] = result_filename(row, runner_name)
