@@ -79,3 +79,76 @@ def test_a_script_requiring_random_range_ratio_passes_preflight(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and "RANDOM_RANGE_RATIO" not in r.stderr, r.stderr
+
+
+def test_the_plan_reads_the_files_of_each_kind_of_job_once(tmp_path, monkeypatch):
+    """`plan` took 6-12 s on a repository of the corpus tip's 208 recipes and two scripts, printing nothing meanwhile:
+    for each of its rows it read again every file the job runs (the launchers, the library, what they source), the
+    same for every row of one runner and script. Rows whose jobs run the same script and support files share one
+    reading now, and each row is given what it would have been given alone."""
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+    from test_preflight_refs import ENV, fleet
+
+    from sweepgate.core import identity
+    from sweepgate.core.load import Git
+
+    repo = fleet(tmp_path, "main")
+    rows = json.loads(subprocess.run([sys.executable, "-m", "sweepgate", "full-sweep"], cwd=repo, env=ENV,
+                                     capture_output=True, text=True, check=True).stdout)
+    runners = yaml.safe_load((repo / "configs/runners.yaml").read_text())
+    git = Git(str(repo))
+    real, calls = identity.executed_files, []
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(identity, "executed_files", counted)
+    blobs, shared = identity.recipe_files(rows, runners, git, "HEAD")
+    kinds = {(identity.resolve_script(identity.script_candidates(row), blobs),
+              tuple(identity.support_files(row, runners))) for row in rows}
+    assert len(rows) > len(kinds) and len(calls) == len(kinds), (len(rows), len(kinds), len(calls))
+    monkeypatch.setattr(identity, "executed_files", real)
+    for row, files in zip(rows, shared):
+        script = identity.resolve_script(identity.script_candidates(row), blobs)
+        own = ({script, *identity.sourced_helpers(script, blobs)} - set(identity.support_files(row, runners))
+               if script else set())
+        alone = [path for path in real(row, runners, blobs, identity._tracked(identity.read_git(git, "HEAD"), {}),
+                                       as_run=True) if path not in own]
+        assert files == alone, row
+
+
+def test_run_identities_read_the_files_of_each_kind_of_job_once(tmp_path, monkeypatch):
+    """`ci reuse` (and the blind spots it names) read every row's files anew as the plan did: rows alike in script and
+    support files share one reading now, and each row keeps the identity it had alone."""
+    import json
+    import subprocess
+    import sys
+
+    import yaml
+    from test_preflight_refs import ENV, fleet
+
+    from sweepgate.core import identity
+    from sweepgate.core.load import Git
+
+    repo = fleet(tmp_path, "main")
+    rows = json.loads(subprocess.run([sys.executable, "-m", "sweepgate", "full-sweep"], cwd=repo, env=ENV,
+                                     capture_output=True, text=True, check=True).stdout)
+    runners = yaml.safe_load((repo / "configs/runners.yaml").read_text())
+    git = Git(str(repo))
+    real, calls = identity.executed_files, []
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(identity, "executed_files", counted)
+    shared, _ = identity.identities_and_blind(rows, runners, identity.read_git(git, "HEAD"))
+    assert len(rows) > len(calls), (len(rows), len(calls))
+    monkeypatch.setattr(identity, "executed_files", real)
+    alone = [identity.identities_and_blind([row], runners, identity.read_git(git, "HEAD"))[0][0] for row in rows]
+    assert shared == alone and any(alone)

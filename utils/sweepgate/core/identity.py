@@ -599,11 +599,17 @@ def recipe_files(rows: list[dict], runners: dict, git, ref: str) -> tuple[Blobs,
     read = read_git(git, ref)
     tracked = _tracked(read, {})
     blobs = read_all(rows, runners, read, tracked)
-    out = []
+    out, known = [], {}
     for row in rows:
         script = resolve_script(script_candidates(row), blobs)
-        own = {script, *sourced_helpers(script, blobs)} - set(support_files(row, runners)) if script else set()
-        out.append([path for path in executed_files(row, runners, blobs, tracked, as_run=True) if path not in own])
+        support = support_files(row, runners)
+        # a row's files follow from its script and support files alone: rows alike in both (a runner's every row
+        # without a script) share one reading (s45c: 208 recipes of two scripts read them all anew, 6-12 s a plan)
+        if (script, *support) not in known:
+            own = {script, *sourced_helpers(script, blobs)} - set(support) if script else set()
+            known[(script, *support)] = [path for path in executed_files(row, runners, blobs, tracked, as_run=True)
+                                         if path not in own]
+        out.append(list(known[(script, *support)]))
     return blobs, out
 
 
@@ -622,8 +628,12 @@ def identities_and_blind(rows: list[dict], runners: dict, read: Callable[[list[s
     tracked = tracked if tracked is not None else _held(blobs)
     ids: list[str | None] = []
     blind: dict[str, list[dict]] = {}
+    known: dict[tuple, list[str]] = {}  # rows alike in script and support files run the same files (``recipe_files``)
     for row in rows:
-        files = executed_files(row, runners, blobs, tracked)  # for its blind spots and its identity both
+        kind = (resolve_script(script_candidates(row), blobs), *support_files(row, runners))
+        if kind not in known:
+            known[kind] = executed_files(row, runners, blobs, tracked)  # for its blind spots and its identity both
+        files = known[kind]
         causes = blind_spots(row, runners, blobs, files=files)
         for cause in causes:
             blind.setdefault(cause, []).append(row)
