@@ -152,3 +152,45 @@ def test_run_identities_read_the_files_of_each_kind_of_job_once(tmp_path, monkey
     monkeypatch.setattr(identity, "executed_files", real)
     alone = [identity.identities_and_blind([row], runners, identity.read_git(git, "HEAD"))[0][0] for row in rows]
     assert shared == alone and any(alone)
+
+
+SERVER_LOG_AT_WORKSPACE = """#!/usr/bin/env bash
+SERVER_LOG=/workspace-s45c-none/server.log
+echo "starting the server"
+sleep 0 > "$SERVER_LOG" 2>&1 &
+wait
+echo "Error: benchmark client failed with status 1" >&2
+exit 1
+"""
+
+
+def test_a_failed_rehearsal_stands_at_the_line_bash_named_when_its_last_error_names_none(tmp_path):
+    """The walk's script in InferenceX's shape wrote its server log to /workspace: bash said `line 14:
+    /workspace/server.log: No such file or directory`, the server never started, and the rehearsal's problem, "the
+    script exited 1 (Error: benchmark client failed with status 1)", stood at the script with no line. It stands at
+    the line bash named now, the last one it named in the script's output."""
+    from test_rehearse import FSL_ROWS, _bench_with_script, cli, write_rows
+
+    repo, script = _bench_with_script(tmp_path, SERVER_LOG_AT_WORKSPACE)
+    r = cli(["--row-json", str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")], cwd=repo)
+    rel = str(script.relative_to(repo))
+    said = [line for line in r.stderr.splitlines() if "the script exited 1" in line]
+    assert r.returncode == 1 and len(said) == 1, r.stderr
+    assert said[0].startswith(f"{rel}:4: the script exited 1 (Error: benchmark client failed with status 1)"), said
+
+
+def test_preflight_s_failed_script_stands_at_the_line_bash_named_too(tmp_path):
+    import subprocess
+    import sys
+
+    from test_preflight_refs import ENV, SCRIPT, fleet
+
+    repo = fleet(tmp_path, "main")
+    (repo / SCRIPT).write_text(SERVER_LOG_AT_WORKSPACE)
+    env = {k: v for k, v in ENV.items() if k not in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE")}
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                       cwd=repo, capture_output=True, text=True, env=env, timeout=300)
+    said = [line for line in r.stderr.splitlines() if "the script exited 1" in line]
+    assert r.returncode == 1 and len(said) == 1, r.stderr
+    assert said[0].startswith(f"{SCRIPT}:4: the script exited 1 in the fast rehearsal (Error: benchmark client "
+                              "failed with status 1)"), said

@@ -456,12 +456,13 @@ def _syntax_error(tail: str, root: Path):
                       crlf_fix(root / rel) or f"fix the syntax (bash -n {rel} checks it without running it)")
 
 
-def _failed_at(cause: str, rel: str, root: Path) -> tuple[str, int]:
+def _failed_at(tail: str, rel: str, root: Path) -> tuple[str, int]:
     """Where a failed script's cause stands: the file and line bash names in it (`x.sh: line 12: foo:
-    command not found`), when that is a file in the repository; else the script, at no line."""
-    from sweepgate.core.scriptlines import bash_named
+    command not found`), else the last bash names in its output ``tail`` (``scriptlines.failed_at``), when that is
+    a file in the repository; else the script, at no line."""
+    from sweepgate.core.scriptlines import failed_at
 
-    return bash_named(cause, root) or (rel, 0)
+    return failed_at(tail, root) or (rel, 0)
 
 
 def _run_problems(rec, root: Path) -> list:
@@ -480,7 +481,7 @@ def _run_problems(rec, root: Path) -> list:
         out.append(syntax)
     elif rec.timed_out or rec.rc:
         what, cause = "did not finish" if rec.timed_out else how_it_ended(rec.rc), scriptlines.cause(rec.output_tail)
-        at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(cause, rel, root)
+        at = (rec.timed_out and place(root, rec.script, rec.stopped_at)) or _failed_at(rec.output_tail, rel, root)
         said = f" ({scriptlines.shown(cause)})" if cause else ""  # a script that printed nothing: no "()"
         # no row in the message: the rows it failed alike in are one problem naming them (``with_rows``)
         out.append(Diagnostic(*at, 0, RUN_RULE, f"the script {what} in the fast rehearsal{said}",

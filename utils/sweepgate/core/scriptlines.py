@@ -365,3 +365,13 @@ def bash_named(said: str, root: Path) -> tuple[str, int] | None:
     found = BASH_SAYS.match(said)
     named = in_repository(found["file"], root) if found else None
     return (named, int(found["line"])) if named else None
+
+
+def failed_at(tail: str, root: Path) -> tuple[str, int] | None:
+    """Where a failed script's ``tail`` (its output's last lines) puts its failure: the file and line bash names in
+    its ``cause``, else the last file and line of the repository bash named in it (s45c: `line 14:
+    /workspace/server.log: No such file or directory`, the server never started, and the cause, the client's
+    "Error: benchmark client failed", names no line); None when bash named none."""
+    if found := bash_named(cause(tail), root):
+        return found
+    return next((found for line in reversed(tail.splitlines()) if (found := bash_named(line.strip(), root))), None)

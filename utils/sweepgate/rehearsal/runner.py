@@ -1461,7 +1461,7 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
 
 def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, int] | None:
     """The line a ``Problem`` is about: the one found already (``at``), else where its call stack is, else the
-    file and line bash names in the output's cause, the line that runs its command, the line its patterns find
+    file and line bash names in the output's cause (else the last it names there, ``scriptlines.failed_at``), the line that runs its command, the line its patterns find
     (the script's line for the first that finds one, ``scriptlines.first_command``); None for any other
     problem, or when no line is found."""
     if not isinstance(problem, Problem):
@@ -1471,7 +1471,7 @@ def _place(root: Path, script: Path, problem: str, output: str) -> tuple[str, in
     if problem.stack and (found := linetrap.place(root, script, problem.stack)):
         return found
     if problem.said:
-        return scriptlines.bash_named(scriptlines.cause(output), root)
+        return scriptlines.failed_at(output, root)
     if problem.words:
         return scriptlines.command_line(root, script, problem.words)
     return scriptlines.first_command(root, script, problem.finds) if problem.finds else None
