@@ -194,3 +194,46 @@ def test_preflight_s_failed_script_stands_at_the_line_bash_named_too(tmp_path):
     assert r.returncode == 1 and len(said) == 1, r.stderr
     assert said[0].startswith(f"{SCRIPT}:4: the script exited 1 in the fast rehearsal (Error: benchmark client "
                               "failed with status 1)"), said
+
+
+SGLANG_STARTED_BARE = """#!/usr/bin/env bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+check_env_vars MODEL TP CONC ISL OSL RANDOM_RANGE_RATIO RESULT_DIR RESULT_FILENAME || exit 1
+mkdir -p "$RESULT_DIR"
+python3 -m sglang.launch_server --model-path "$MODEL" --host 0.0.0.0 --port "$PORT" \\
+    --tensor-parallel-size "$TP" > "$RESULT_DIR/server.log" 2>&1 &
+SERVER_PID=$!
+wait_for_server_ready --port "$PORT" --server-log "$RESULT_DIR/server.log" --server-pid "$SERVER_PID" || exit 1
+run_benchmark_serving --model "$MODEL" --port "$PORT" --input-len "$ISL" --output-len "$OSL" \\
+    --random-range-ratio "$RANDOM_RANGE_RATIO" --num-prompts "$((CONC * 10))" --max-concurrency "$CONC" \\
+    --result-filename "$RESULT_FILENAME" --result-dir "$RESULT_DIR" || exit 1
+"""
+
+
+def test_an_sglang_server_started_as_the_reference_starts_it_is_stood_in_and_said_left_running(tmp_path):
+    """InferenceX's SGLang scripts start the server themselves, `python3 -m sglang.launch_server ... &`. `vllm serve
+    ... &` is stood in and then said left running ("start background work with start_background_process"), but the
+    SGLang module ran the real interpreter: `No module named 'sglang'`, the server died, and the rehearsal's one
+    problem was the client's `Error: benchmark client failed`, far from the fix. The python shims stand in for the
+    engines' server modules too now, as the `vllm` shim stands in for `vllm serve`."""
+    import json
+    import subprocess
+    import sys
+
+    from test_preflight_refs import ENV, fleet
+    from test_rehearse import FSL_ROWS
+
+    repo = fleet(tmp_path, "main")
+    script = repo / "benchmarks/single_node/fixed_seq_len/dsr1_fp8_b300_sglang.sh"
+    script.write_text(SGLANG_STARTED_BARE)
+    row = {**FSL_ROWS[0], "framework": "sglang"}
+    (tmp_path / "row.json").write_text(json.dumps(row))
+    env = {k: v for k, v in ENV.items() if k not in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE")}
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "rehearse", "--row-json", str(tmp_path / "row.json"),
+                        "--work-dir", str(tmp_path / "w")], cwd=repo, capture_output=True, text=True, env={
+                            **env, "SWEEPGATE_REHEARSE_DURATION": "2"}, timeout=300)
+    rel = str(script.relative_to(repo))
+    assert r.returncode == 1 and "No module named" not in r.stderr, r.stderr
+    (said,) = [line for line in r.stderr.splitlines() if "left running" in line]
+    assert said.startswith(f"{rel}:5: the script left running: python3 -m sglang.launch_server"), said
+    assert "start_background_process" in said and "no result file" not in r.stderr, r.stderr

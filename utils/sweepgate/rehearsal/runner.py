@@ -447,10 +447,14 @@ def free_ports(count: int) -> list[int]:
 
 STANDIN = "server-standin"  # what SERVER_STANDIN points at: runs a server command's stand-in
 # `python3 -m MODULE` (or `python`, `python3.N`, with the interpreter's own options before -m: core/pythoncall.py) of
-# a benchmark client a script runs itself: the stand-in answers it; any other call of these names runs the interpreter
-# found after the shims on PATH (the library's `python3 -`, a script's own). A name gets a shim only when PATH has it as
-# the shims are written: a `python` shim on a machine with only python3 would tell `command -v python` it is there.
-CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE,)
+# a benchmark client or an engine's server a script runs itself: the stand-in answers it (s45c: InferenceX's SGLang
+# scripts start `python3 -m sglang.launch_server ... &` themselves, which ran the real interpreter, "No module named
+# 'sglang'", where `vllm serve ... &` was stood in and said left running); any other call of these names runs the
+# interpreter found after the shims on PATH (the library's `python3 -`, a script's own). A name gets a shim only when
+# PATH has it as the shims are written: a `python` shim on a machine with only python3 would tell `command -v python`
+# it is there.
+CLIENT_MODULES = (fields.SGLANG_CLIENT_MODULE, fields.SGLANG_SERVER_MODULE, fields.SGLANG_ROUTER_MODULE,
+                  fields.VLLM_SERVER_MODULE)
 
 
 def _shebang() -> str:
@@ -1147,8 +1151,9 @@ def _command_of(pid: int, calls: list[dict]) -> str | None:
     moment while a process exits and while it runs a program in its place (execve): it is read again until it
     is one or the other, for at most ``NAMING_S``; then the process's own name stands for it."""
     for c in calls:
-        if str(c.get("pid")) == str(pid):
-            return pid_named(f"{c['tool']} {' '.join(c.get('argv', [])[:1])}", pid)
+        if str(c.get("pid")) == str(pid):  # by its module, an interpreter's (`python3 -m sglang.launch_server`)
+            module = pythoncall.called_module(c["tool"], c.get("argv", []))
+            return pid_named(f"{c['tool']} {f'-m {module[0]}' if module else ' '.join(c.get('argv', [])[:1])}", pid)
     deadline = time.monotonic() + NAMING_S
     while True:
         state = _stat_fields(Path(f"/proc/{pid}/stat"))
