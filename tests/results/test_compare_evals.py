@@ -177,7 +177,8 @@ def test_a_limit_run_against_a_full_run_is_not_judged(tmp_path, db, capsys):
     rc, out = compare(capsys, db, "--fail-on-regression")
     (acc,) = out["evals"]
     assert rc == 0 and acc["verdict"] == E.NOT_JUDGED
-    assert "samples differ (50 in this run, 2305 in the baseline)" in acc["why"]
+    assert acc["why"].startswith("samples differ (50 in this run, 2305 in baseline run 1001): ")
+    assert acc["why"].endswith("; no baseline run of the window has the score as this run ran it")
     rc, text, _ = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002", "--markdown")
     (row,) = [line for line in text.splitlines() if "| asdiv acc |" in line]
     assert "(n=50) | 0.7000" in row and "(n=2305) |" in row  # the counts shown where they differ

@@ -50,7 +50,7 @@ def test_scores_and_figures_read_whole_and_the_reason_sits_under_the_table(db, c
     assert rc == 0, err
     evals = json.loads(out)["evals"]
     (skipped,) = [e for e in evals if e["verdict"] == "not-judged"]
-    assert "samples differ (50 in this run, 2305 in the baseline)" in skipped["why"]
+    assert skipped["why"].startswith("samples differ (50 in this run, 2305 in baseline run 1001): ")
     monkeypatch.setenv("COLUMNS", str(columns))
     rc, text, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2002")
     assert rc == 0, err

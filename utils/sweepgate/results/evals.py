@@ -10,11 +10,14 @@ one at a time at 95 % flag one by chance. A score is ``regressed`` when it moved
 ``margin``, ``z`` at the p-value cut the adjustment ended at times that standard error (1.96 of them
 for a run of one score), ``improved`` the good way, else ``unchanged``. Better is higher except for
 ``record.LOWER_IS_BETTER_EVAL_METRICS``.
-No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample, or none) or
-different sample counts (a ``--limit`` run against a full one) give ``not-judged``, with why.
+No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one sample, or none) gives
+``not-judged``, with why.
 
-The baseline score is the NEWEST baseline run's (within the window) that has it, with its own
-stderr, not a mean over the window. An eval's error is the sampling error of its fixed question
+The baseline score is the NEWEST baseline run's (within the window) that has it and ran it as this run did
+(``incomparable``: the same sample count, else the same ``--limit``, and the same few-shot count, where both
+files say them): a ``--limit 1`` smoke run on main is passed over for the full run before it, and named
+(``passed_over``). When no run of the window did, the newest that has the score is shown, ``not-judged``,
+with what differs. Its own stderr, not a mean over the window. An eval's error is the sampling error of its fixed question
 set, and every run answers the same questions: more runs of it do not shrink that error the way
 the mean's formula would claim, while a mean would mix in main's scores from before a change that
 main made on purpose and blame (or credit) the PR for it.
@@ -58,6 +61,9 @@ class EvalVerdict:
     sides: tuple[bool, bool] = (False, False)  # whose scores are the stand-in server's: (the run's, the baseline's)
     model: str | None = None  # the model the run's eval record names (``_model``): what names a point without a key
     stated: bool | None = None  # whether higher is better, as the eval's file says it (``judge``); None: by the name
+    # the newest baseline run with the score, passed over for an older one that ran it as this run did:
+    # {"run-id", "why"} (``incomparable``); None when the baseline is the newest with the score
+    passed_over: dict | None = None
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)  # "model" where a point has it (Verdict.as_json): a rowless run's only name
@@ -66,6 +72,8 @@ class EvalVerdict:
                     "margin": self.margin, "verdict": self.verdict})
         if self.why:
             out["why"] = self.why
+        if self.passed_over:
+            out["passed-over"] = self.passed_over
         if any(self.sides):  # scored against the stand-in server of `sweepgate rehearse`, as a Verdict says
             out[R.REHEARSAL] = True
         return out
@@ -89,11 +97,36 @@ def _figures(entry: dict, run=None) -> dict:
     return out if run is None else {**out, R.RUN_ID: run}
 
 
+LIMITED = "a --limit run is not comparable with a full one, nor with another limit"
+NONE_ALIKE = "no baseline run of the window has the score as this run ran it"
+
+
+def _limit_words(entry: dict) -> str:
+    limit = entry[R.EVAL_LIMIT]
+    return "no --limit" if limit is None else f"--limit {limit:g}"
+
+
+def incomparable(head: dict, base: dict, run: str) -> str | None:
+    """Why baseline run ``run``'s eval entry ``base`` is no baseline for this run's ``head`` (one task, metric and
+    filter at one point): other samples (lm-eval's effective counts; where one is unknown, the ``--limit`` both
+    files state), or another few-shot count; None when nothing both say differs. An unknown differs from nothing
+    (a group stored before its subtasks' counts were added up, a file of before n-shot)."""
+    # "this run", not "the PR": the run compared may be main's own or a branch's
+    mine, theirs = head.get(R.EVAL_SAMPLES), base.get(R.EVAL_SAMPLES)
+    if None not in (mine, theirs):
+        if mine != theirs:
+            return f"samples differ ({mine} in this run, {theirs} in baseline run {run}): {LIMITED}"
+    elif R.EVAL_LIMIT in head and R.EVAL_LIMIT in base and head[R.EVAL_LIMIT] != base[R.EVAL_LIMIT]:
+        return (f"limits differ ({_limit_words(head)} in this run, {_limit_words(base)} in baseline run {run}): "
+                f"{LIMITED}")
+    mine, theirs = head.get(R.EVAL_SHOTS), base.get(R.EVAL_SHOTS)
+    if None not in (mine, theirs) and mine != theirs:
+        return (f"few-shot counts differ ({mine}-shot in this run, {theirs}-shot in baseline run {run}): the "
+                "model answered other prompts")
+    return None
+
+
 def _not_judged_why(head: dict, base: dict) -> str | None:
-    # An unknown count (a group stored before its subtasks' counts were added up) differs from none.
-    if None not in (head[R.EVAL_SAMPLES], base[R.EVAL_SAMPLES]) and head[R.EVAL_SAMPLES] != base[R.EVAL_SAMPLES]:
-        return (f"samples differ ({head[R.EVAL_SAMPLES]} in this run, {base[R.EVAL_SAMPLES]} in the "
-                "baseline): a --limit run is not comparable with a full one")
     # "this run", not "the PR": the run compared may be main's own or a branch's
     missing = [who for who, f in (("this run's", head), ("the baseline's", base)) if f[R.EVAL_STDERR] is None]
     if missing:
@@ -155,13 +188,29 @@ def judged_together(verdicts: list[EvalVerdict], confidence: float = C.CONFIDENC
     return out
 
 
-def _baseline_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
+def _newest_entry(key: tuple, base: list[dict]) -> tuple[dict, str] | None:
     """The newest baseline record's entry for ``key`` (records newest first), and its run."""
+    return next(_entries(key, base), None)
+
+
+def _entries(key: tuple, base: list[dict]):
+    """Each baseline record's entry for ``key`` (records newest first), with its run."""
     for rec in base:
-        for entry in rec.get(R.EVALS) or []:
-            if _key(entry) == key:
-                return entry, str(rec.get(R.RUN_ID))
-    return None
+        if entry := next((e for e in rec.get(R.EVALS) or [] if _key(e) == key), None):
+            yield entry, str(rec.get(R.RUN_ID))
+
+
+def baseline_entry(head: dict, base: list[dict]) -> tuple[tuple[dict, str] | None, str | None, dict | None]:
+    """(the baseline of this run's eval entry ``head``: the newest record of ``base`` (newest first) whose entry of
+    its score ``incomparable`` finds nothing against, and its run, else the newest that has the score; why that one
+    is not comparable, else None; the newest passed over for an older one, ``{"run-id", "why"}``, else None)."""
+    newest = None
+    for entry, run in _entries(_key(head), base):
+        why = incomparable(head, entry, run)
+        if why is None:
+            return (entry, run), None, (None if newest is None else {R.RUN_ID: newest[1], "why": newest[2]})
+        newest = newest or (entry, run, why)
+    return (None, None, None) if newest is None else ((newest[0], newest[1]), f"{newest[2]}; {NONE_ALIKE}", None)
 
 
 def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalVerdict]:
@@ -176,12 +225,14 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
                             sides, _model([*heads, *base]))]
     out, model = [], _model([*heads, *base])
     for key, entry in scores.items():
-        found = _baseline_entry(key, base)
+        found, apart, passed = baseline_entry(entry, base)
         head = _figures(entry)
         baseline = _figures(*found) if found else None
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
-        verdict, difference, margin, why = judge(head, baseline, key[1], stated=stated)
-        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model, stated))
+        verdict, difference, margin, why = (NOT_JUDGED, None, None, apart) if apart else \
+            judge(head, baseline, key[1], stated=stated)
+        out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model, stated,
+                               passed))
     return out + [dataclasses.replace(v, model=model) for v in _lost_scores(pt, scores, base, sides)]
 
 
@@ -204,7 +255,7 @@ def _lost_scores(pt: tuple, scores: dict, base: list[dict], sides: tuple[bool, b
         return []
     # the newest baseline run's scores only: one main itself stopped reporting is not the run's loss
     lost = dict.fromkeys(_key(e) for e in newest[R.EVALS] if _key(e) not in scores)
-    return [EvalVerdict(pt, *key, dict(NO_SCORE), _figures(*_baseline_entry(key, base)), None, None, NOT_JUDGED,
+    return [EvalVerdict(pt, *key, dict(NO_SCORE), _figures(*_newest_entry(key, base)), None, None, NOT_JUDGED,
                         "no score in this run (lm-eval wrote none it could store: see the ingest warning), "
                         "the baseline has one", sides) for key in lost]
 

@@ -389,6 +389,10 @@ TOTAL_OUTPUT_TOKENS = "total_output_tokens"
 EVAL_TASK, EVAL_METRIC, EVAL_FILTER = "task", "metric", "filter"
 EVAL_VALUE, EVAL_STDERR, EVAL_SAMPLES = "value", "stderr", "samples"
 EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's higher_is_better), when it does
+# How lm-eval ran a task, when its file says: its few-shot count (``n-shot``, lm-eval 0.3's num_fewshot) and the
+# run's --limit (a count, a fraction of the task, or null for none). A score is compared only with one run alike
+# (``evals.incomparable``); absent from an entry whose file did not say, and from one an older sweepgate stored.
+EVAL_SHOTS, EVAL_LIMIT = "n-shot", "limit"
 
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
 # wrote lambada's perplexity as "ppl"), unless the file stated the direction (EVAL_HIGHER).

@@ -328,8 +328,8 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
 
 def _eval_window(evals: list, window: int) -> str:
     """The headline's window of an eval-only run: each score is judged against the newest of the last
-    ``window`` baseline runs that has it (``evals._baseline_entry``), never a median of them, so no count
-    of runs; ``0 found`` when no score had one (a failed job's ``(job)`` row looked for none)."""
+    ``window`` baseline runs that has it as the run ran it (``evals.baseline_entry``), never a median of them, so
+    no count of runs; ``0 found`` when no score had one (a failed job's ``(job)`` row looked for none)."""
     looked = [e for e in evals if e.task != E.JOB]
     none = looked and not any(e.baseline for e in looked)
     return f"newest of last {window} runs" + ("; 0 found" if none else "")

@@ -279,6 +279,51 @@ def _samples(task: str, n_samples: dict, subtasks: dict, seen: set):
     return sum(each)
 
 
+def _count(value) -> int | None:
+    """A few-shot count as lm-eval writes one (a whole number >= 0), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _shots(task: str, doc: dict, seen: set):
+    """A task's few-shot count: its ``n-shot`` entry (lm-eval 0.4), else its config's ``num_fewshot``, else (a group,
+    which has neither) the count every one of its subtasks shares, else the run's ``config.num_fewshot`` (0.3: one
+    for every task); None when unknown or the subtasks' differ."""
+    for count in (_dict(doc.get("n-shot")).get(task), _dict(_dict(doc.get("configs")).get(task)).get("num_fewshot")):
+        if _count(count) is not None:
+            return count
+    members = _dict(doc.get("group_subtasks")).get(task)
+    if isinstance(members, list) and members and task not in seen:
+        seen.add(task)
+        each = {_shots(str(sub), doc, seen) for sub in members}
+        seen.discard(task)
+        return each.pop() if len(each) == 1 else None
+    return _count(_dict(doc.get("config")).get("num_fewshot"))
+
+
+def _limit(doc: dict) -> tuple[bool, float | None]:
+    """(whether the file states the run's --limit, its value): lm-eval's ``config.limit`` (null: none; a count, or
+    below 1 a fraction of each task); not stated where there is no config or its limit is no such value."""
+    config = doc.get("config")
+    if not isinstance(config, dict) or "limit" not in config:
+        return False, None
+    value = config["limit"]
+    if value is None:
+        return True, None
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return ok, (value if ok else None)
+
+
+def _run_settings(doc: dict, evals: list[dict]) -> None:
+    """Each score's few-shot count and the run's --limit (R.EVAL_SHOTS, R.EVAL_LIMIT), where the file says them: a
+    score is compared only with a baseline's run alike (``evals.incomparable``)."""
+    stated, limit = _limit(doc)
+    for entry in evals:
+        if (shots := _shots(entry[R.EVAL_TASK], doc, set())) is not None:
+            entry[R.EVAL_SHOTS] = shots
+        if stated:
+            entry[R.EVAL_LIMIT] = limit
+
+
 def _times(doc: dict) -> tuple[str | None, str | None]:
     """(started, finished) in UTC ISO 8601: lm-eval's ``date`` is the Unix time the evaluation
     started (before 2020 it is no such time); ``total_evaluation_time_seconds`` (a string in 0.4)
@@ -327,6 +372,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
     _adapter_stderrs(doc, m.evals)
+    _run_settings(doc, m.evals)
     failed = _integration_error(doc, m)
     if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
         raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
