@@ -17,8 +17,8 @@ The baseline score is the NEWEST baseline run's (within the window) that has it 
 (``incomparable``: the same sample count, else the same ``--limit``, and the same few-shot count, where both
 files say them): a ``--limit 1`` smoke run on main is passed over for the full run before it, and named
 (``passed_over``). When no run of the window did, the newest that has the score is shown, ``not-judged``,
-with what differs. Its own stderr, not a mean over the window. An eval's error is the sampling error of its fixed question
-set, and every run answers the same questions: more runs of it do not shrink that error the way
+with what differs. Its own stderr, not a mean over the window. An eval's error is the sampling error of its
+fixed question set, and every run answers the same questions: more runs of it do not shrink that error the way
 the mean's formula would claim, while a mean would mix in main's scores from before a change that
 main made on purpose and blame (or credit) the PR for it.
 

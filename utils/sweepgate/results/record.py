@@ -368,7 +368,7 @@ def short_ref(ref: str) -> str:
 
 # --- metrics (record["metrics"]) -------------------------------------------------------
 METRICS = "metrics"
-EVALS = "evals"              # list of {task, metric, filter, value, stderr, samples[, higher_is_better]}
+EVALS = "evals"  # list of {task, metric, filter, value, stderr, samples[, higher_is_better][, n-shot][, limit]}
 
 
 def is_record(doc) -> bool:

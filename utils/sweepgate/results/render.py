@@ -41,8 +41,8 @@ SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), (IMPROVED_SE
 OPEN_SECTIONS = ("Failed", "Regressed", IMPROVED_SECTION)  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
           C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
-# The evals table: a score's baseline is one run's (the newest of the window that has it, ``evals``), named in the
-# column after it, headed as the not-measured table heads its run column (``ref_run``: "main run").
+# The evals table: a score's baseline is one run's (the newest of the window alike, ``evals.baseline_entry``), named
+# in the column after it, headed as the not-measured table heads its run column (``ref_run``: "main run").
 BASELINE_RUN_COLUMN = 4  # where that column is in EVAL_HEADERS
 EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "baseline run", "change (margin)", "verdict")
 # Where the rows a report cut to its limit leaves out are, when its caller says nowhere else (``markdown``'s
