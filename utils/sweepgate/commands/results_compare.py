@@ -85,7 +85,7 @@ def _add_reports(parser) -> None:
 
 def load_records(args) -> tuple[list[dict], list[dict]]:
     """(the run's records, the baseline's records), from where the flags say."""
-    from sweepgate.commands.results import unknown_run
+    from sweepgate.commands.results_runs import unknown_run
     from sweepgate.results import source, store_adapter
     from sweepgate.results.compare import pr_of
 

@@ -31,7 +31,7 @@ def run(args) -> int:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"
             if not records:
-                from sweepgate.commands.results import unknown_run
+                from sweepgate.commands.results_runs import unknown_run
 
                 raise unknown_run(args.run, store.display_url(st.url), st)
         else:
