@@ -1,7 +1,12 @@
 """The package's shape: no import circle, layers that only look down, functions a reader can hold.
 
 Every module of utils/sweepgate is read with ``ast`` (nothing is imported), so
-imports inside functions count as much as those at the top of a module.
+imports inside functions count as much as those at the top of a module. A module
+named in a string counts too: ``importlib.import_module("sweepgate.x")``,
+``__import__``, an f-string's fixed start (``f"sweepgate.core.validators.{name}"``),
+a relative name against ``__name__``/``__package__``, and any string that is exactly
+one of our modules' names (a dispatch table such as cli.COMMANDS). A dynamic import
+whose module no string names is refused in a layered wing: the check cannot follow it.
 
 - no import circle anywhere in the package;
 - ``core`` imports nothing from ``commands``, the wings (``rehearsal``,
@@ -62,12 +67,81 @@ def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(parts + ([node.module] if node.module else []))
 
 
+# Calls that import (or run) the module their first argument names.
+IMPORTING_CALLS = {"import_module", "__import__", "run_module", "find_spec"}
+DYNAMIC = "<dynamic import>"  # the target of an importing call whose module no string names
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _anchor(module: str, is_package: bool, node: ast.AST | None) -> str | None:
+    """The package a relative name in an importing call is resolved against."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in ("__name__", "__package__"):
+        return module if is_package or node.id == "__name__" else module.rsplit(".", 1)[0]
+    return None
+
+
+def _named_by_call(module: str, is_package: bool, call: ast.Call, known: set[str]) -> str | None:
+    """The module of ours an importing call names, DYNAMIC when no string says which, None when not ours."""
+    arg = call.args[0] if call.args else None
+    partial = isinstance(arg, ast.JoinedStr)
+    if partial:
+        arg = arg.values[0] if arg.values else None
+    if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+        return DYNAMIC
+    name = arg.value
+    if partial:  # f"sweepgate.core.validators.{name}": up to its last dot, what its fixed start names
+        name = name[:name.rfind(".") + 1]
+    if name.startswith("."):
+        package = call.args[1] if len(call.args) > 1 else next(
+            (k.value for k in call.keywords if k.arg == "package"), None)
+        anchor = _anchor(module, is_package, package)
+        if anchor is None:
+            return DYNAMIC
+        level = len(name) - len(name.lstrip("."))
+        parts = anchor.split(".")
+        parts = parts[:len(parts) - (level - 1)]
+        name = ".".join(parts + [name.lstrip(".")])
+    name = name.rstrip(".")
+    while name and name not in known and "." in name:
+        name = name.rsplit(".", 1)[0]
+    if name in known:
+        return name
+    return DYNAMIC if partial and not name else None
+
+
 def imports_of(module: str, path: Path, known: set[str]) -> list[tuple[str, list[str], int]]:
-    """(imported module, names taken from it, line) for every import in the file, at any depth."""
+    """(imported module, names taken from it, line) for every import in the file, at any depth,
+    and for every module of ours a string names (``DYNAMIC`` where an importing call's names none)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     is_package = path.name == "__init__.py"
+    docstrings = _docstrings(tree)
+    calls = IMPORTING_CALLS | {alias.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                               for alias in node.names if alias.name in IMPORTING_CALLS and alias.asname}
     out = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called_name(node) in calls:
+            target = _named_by_call(module, is_package, node, known)
+            if target is not None:
+                out.append((target, [], node.lineno))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value != PACKAGE
+              and node.value in known and id(node) not in docstrings):
+            out.append((node.value, [], node.lineno))
         if isinstance(node, ast.Import):
             out += [(alias.name, [], node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -81,8 +155,10 @@ def imports_of(module: str, path: Path, known: set[str]) -> list[tuple[str, list
                     names.append(alias.name)
             if names:
                 out.append((base, names, node.lineno))
+    seen = set()  # an importing call's literal is also a string naming the module: once
     return [(target, names, line) for target, names, line in out
-            if target == PACKAGE or target.startswith(PACKAGE + ".")]
+            if (target in (PACKAGE, DYNAMIC) or target.startswith(PACKAGE + "."))
+            and not ((target, tuple(names), line) in seen or seen.add((target, tuple(names), line)))]
 
 
 def import_graph(mods: dict[str, Path]) -> dict[str, set[str]]:
@@ -125,8 +201,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def wing(module: str) -> str:
+    """The wing a module is in; a wing's own package (``sweepgate.core``) is in that wing."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 and parts[1] in WINGS else "top"
+    return parts[1] if len(parts) > 1 and parts[1] in WINGS else "top"
 
 
 def layer_violations(mods: dict[str, Path]) -> list[str]:
@@ -136,6 +213,11 @@ def layer_violations(mods: dict[str, Path]) -> list[str]:
         allowed = ALLOWED.get(wing(module))
         for target, names, line in imports_of(module, path, known):
             if target == PACKAGE and names == ["__version__"]:
+                continue
+            if target == DYNAMIC:
+                if allowed is not None:
+                    problems.append(f"{path.name}:{line}: {module} ({wing(module)}) imports a module no string "
+                                    "names; name it in a literal, so that the layering can be checked")
                 continue
             if allowed is not None and wing(target) not in allowed:
                 problems.append(f"{path.name}:{line}: {module} ({wing(module)}) imports {target} ({wing(target)})")
@@ -248,10 +330,42 @@ def test_a_circle_through_a_function_level_import_is_found(tmp_path):
      "private _helper"),
     ({"commands/x.py": "_helper = 1\n", "commands/y.py": "from sweepgate.commands import x\nx._helper\n"},
      "private sweepgate.commands.x._helper"),
+    # a module named in a string: importlib, __import__, an f-string's fixed start, a relative name, a table
+    ({"core/a.py": "import importlib\ndef f():\n    return importlib.import_module('sweepgate.commands.x')\n",
+      "commands/x.py": ""}, "imports sweepgate.commands.x"),
+    ({"core/a.py": "def f(n):\n    return __import__(f'sweepgate.commands.{n}')\n"}, "imports sweepgate.commands"),
+    ({"core/a.py": "from importlib import import_module as im\ndef f():\n    return im('..commands.x', __package__)\n",
+      "commands/x.py": ""}, "imports sweepgate.commands.x"),
+    ({"core/a.py": "TABLE = {'x': 'sweepgate.commands.x'}\n", "commands/x.py": ""}, "imports sweepgate.commands.x"),
+    # a lazy import in a wing's __init__ whose module no string names
+    ({"core/__init__.py": "def __getattr__(name):\n    import importlib\n"
+      "    return importlib.import_module('sweepgate.commands.' + name)\n"}, "imports a module no string names"),
 ])
 def test_a_layer_violation_is_found(tmp_path, files, expected):
     problems = layer_violations(_fake_package(tmp_path, files))
     assert any(expected in p or expected.replace("/", ".") in p for p in problems), problems
+
+
+def test_imports_a_string_names_within_the_wing_are_no_violation(tmp_path):
+    mods = _fake_package(tmp_path, {
+        "rehearsal/__init__.py": "def __getattr__(name):\n    import importlib\n"
+                                 "    return importlib.import_module(f'.{name}', __name__)\n",
+        "core/a.py": "import importlib\ndef f(n):\n    importlib.import_module(f'sweepgate.core.{n}')\n"
+                     "    importlib.import_module('yaml')\n    return __import__(n.lower(), fromlist=['x'])\n",
+    })
+    problems = layer_violations(mods)
+    assert [p for p in problems if "a.py:5" in p and "no string names" in p] and len(problems) == 1, problems
+
+
+def test_a_circle_through_a_dispatch_table_is_found(tmp_path):
+    """commands/results.py's table named its subcommands by string; one imported it back (s45g)."""
+    mods = _fake_package(tmp_path, {
+        "commands/t.py": "import importlib\nTABLE = ('sweepgate.commands.u',)\n"
+                         "def load():\n    return [importlib.import_module(m) for m in TABLE]\n",
+        "commands/u.py": "def f():\n    from sweepgate.commands.t import load\n",
+    })
+    cycle = find_cycle(import_graph(mods))
+    assert cycle and set(cycle) == {"sweepgate.commands.t", "sweepgate.commands.u"}
 
 
 def test_a_long_function_needs_its_reason(tmp_path):
