@@ -264,6 +264,17 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
     out.flush()
 
 
+def _check_plots(args) -> None:
+    """--plots DIR: refused with --no-rehearse, else checked creatable before a minute of rehearsal, not after it."""
+    if args.plots and args.no_rehearse:  # the charts come after the rehearsal: DIR would silently stay unwritten
+        argtypes.combination_error(args, "--plots", "not allowed with argument --no-rehearse (no charts are drawn "
+                                   "without the rehearsal)", "drop --no-rehearse to draw them, or --plots")
+    if args.plots:
+        from sweepgate.core.outpaths import creatable_dir
+
+        creatable_dir(args.plots, "--plots")
+
+
 def run(args) -> int:
     from pathlib import Path
 
@@ -271,13 +282,7 @@ def run(args) -> int:
     from sweepgate.core.signals import Held
     from sweepgate.rehearsal.runner import remove_work_dir  # loaded before a Ctrl-C may need it
 
-    if args.plots and args.no_rehearse:  # the charts come after the rehearsal: DIR would silently stay unwritten
-        argtypes.combination_error(args, "--plots", "not allowed with argument --no-rehearse (no charts are drawn "
-                                   "without the rehearsal)", "drop --no-rehearse to draw them, or --plots")
-    if args.plots and not args.no_rehearse:
-        from sweepgate.core.outpaths import creatable_dir
-
-        creatable_dir(args.plots, "--plots")  # before a minute of rehearsal, not after it
+    _check_plots(args)
     # The charts folder made here when --plots is not given: kept once its path has reached a reader,
     # removed when the run stops before printing it or the reader has left (`| head -3`: nobody is told of it).
     # Each folder is made and named under a hold: a signal the instant it exists acts once the finally below

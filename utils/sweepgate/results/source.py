@@ -162,9 +162,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
         return enough
 
     bound = _created_bound(before)
-    with Held():  # a signal as the folder is made waits until it is the object's, which removes it
-        made = tempfile.TemporaryDirectory(prefix="sweepgate-baseline-")
-    with made as tmp:
+    with _download_folder() as tmp:
         common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
                   "passed_over": passed_over, "history": BranchHistory(branch),  # both reads ask it once a commit
                   "max_zip_bytes": max_zip_bytes or github.MAX_ARTIFACT_ZIP_BYTES}
@@ -176,6 +174,13 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
             github.download_run_artifacts(repository, token, tmp, runs=MAX_ARTIFACT_RUNS, created_after=bound,
                                           until=reader(lambda: tally.full(tally.since, runs, later)), **common)
     return out
+
+
+def _download_folder() -> tempfile.TemporaryDirectory:
+    """The throwaway folder baseline artifacts are downloaded to, made under a hold: a signal as it is made
+    waits until it is the object's, which removes it."""
+    with Held():
+        return tempfile.TemporaryDirectory(prefix="sweepgate-baseline-")
 
 
 class _Tally:
