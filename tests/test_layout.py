@@ -14,6 +14,11 @@ whose module no string names is refused in a layered wing: the check cannot foll
   imports only ``core`` and itself;
 - no command module reaches into another command module's private names: what
   two commands share lives in ``core``;
+- no module runs another of ours as a subprocess: a call that starts a process
+  (subprocess, os.exec*/spawn*/system, asyncio) names no ``sys.executable``,
+  ``__file__``, ``-m``, ``sweepgate`` or ``.py`` in the command it is given (or in
+  what the name it is given was assigned in that function), and every other use of
+  ``sys.executable`` is one SYS_EXECUTABLE_USES lists, with why;
 - no function is longer than MAX_FUNCTION_LINES lines, unless the comment line
   right above its ``def`` (or decorators), or a docstring line, starts with
   ``whole:`` and says why it must stay in one piece.
@@ -249,6 +254,82 @@ def _private_attributes(module: str, path: Path, known: set[str]) -> list[str]:
             and node.value.id in aliases and node.attr.startswith("_")]
 
 
+# --------------------------------------------------------------------------- no subprocess of ours
+
+PROCESS_CALLS = {"run", "Popen", "call", "check_call", "check_output", "system", "execv", "execve", "execvp",
+                 "execvpe", "execl", "execle", "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
+                 "spawnl", "spawnle", "posix_spawn", "posix_spawnp", "create_subprocess_exec",
+                 "create_subprocess_shell", "spawn"}
+PROCESS_MODULES = {"subprocess", "os", "asyncio", "pty"}
+# module -> why it may use sys.executable (none of them starts sweepgate itself)
+SYS_EXECUTABLE_USES = {
+    "sweepgate.rehearsal.runner": "the stand-in shims a rehearsed script runs in place of vllm, curl or "
+                                  "`python3 -m CLIENT`: a fake outside program (standin.py, standard library only), "
+                                  "started by the user's bash script, not by us",
+    "sweepgate.rehearsal.record": "the rehearsal's python3 for the user's script's own inline Python",
+    "sweepgate.core.errors": "names the interpreter in the message of a missing dependency",
+}
+
+
+def _ours_in(node: ast.AST) -> list[str]:
+    """What in this part of a command would run a module of ours."""
+    found = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and \
+                (sub.value.id, sub.attr) == ("sys", "executable"):
+            found.append("sys.executable")
+        elif isinstance(sub, ast.Name) and sub.id == "__file__":
+            found.append("__file__")
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            if any(word == "-m" or word.startswith(PACKAGE) or word.endswith(".py") for word in sub.value.split()):
+                found.append(repr(sub.value))
+    return found
+
+
+def _process_call(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    return node.func.attr in PROCESS_CALLS and isinstance(node.func.value, ast.Name) \
+        and node.func.value.id in PROCESS_MODULES
+
+
+def _assigned(nodes) -> dict[str, list[ast.AST]]:
+    """name -> the values these statements assign to it."""
+    out: dict[str, list[ast.AST]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append(node.value)
+    return out
+
+
+def subprocesses_of_ours(mods: dict[str, Path]) -> list[str]:
+    problems = []
+    for module, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        top = _assigned(tree.body)
+        scopes = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))] + [tree]
+        for scope in scopes:
+            assigned = {**top, **_assigned(ast.walk(scope))} if scope is not tree else top
+            for node in ast.walk(scope):
+                if not _process_call(node):
+                    continue
+                command = [*node.args, *(k.value for k in node.keywords if k.arg in ("args", "argv", "cmd"))]
+                parts = [*command, *(v for arg in command for n in ast.walk(arg) if isinstance(n, ast.Name)
+                                     for v in assigned.get(n.id, []))]
+                found = sorted({f for part in parts for f in _ours_in(part)})
+                if found:
+                    problems.append(f"{path.name}:{node.lineno}: {module} starts a process with {', '.join(found)}"
+                                    "; call the code of ours in this process instead")
+        if module not in SYS_EXECUTABLE_USES:
+            problems += [f"{path.name}:{n.lineno}: {module} uses sys.executable; run nothing of ours in a new "
+                         "process (or list the use, with why, in SYS_EXECUTABLE_USES)"
+                         for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                         and (n.value.id, n.attr) == ("sys", "executable")]
+    return sorted(set(problems))
+
+
 def long_functions(mods: dict[str, Path], limit: int = MAX_FUNCTION_LINES) -> list[str]:
     problems = []
     for module, path in mods.items():
@@ -294,6 +375,12 @@ def test_no_import_circle():
 def test_layers_only_look_down():
     problems = layer_violations(MODULES)
     assert not problems, "\n".join(problems)
+
+
+def test_no_module_runs_ours_as_a_subprocess():
+    problems = subprocesses_of_ours(MODULES)
+    assert not problems, "\n".join(problems)
+    assert set(SYS_EXECUTABLE_USES) <= set(MODULES), "SYS_EXECUTABLE_USES names a module that is gone"
 
 
 def test_functions_are_short():
@@ -366,6 +453,30 @@ def test_a_circle_through_a_dispatch_table_is_found(tmp_path):
     })
     cycle = find_cycle(import_graph(mods))
     assert cycle and set(cycle) == {"sweepgate.commands.t", "sweepgate.commands.u"}
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("import subprocess, sys\ndef f():\n    subprocess.run([sys.executable, '-m', 'sweepgate', 'matrix'])\n",
+     "'-m', 'sweepgate', sys.executable"),
+    ("import subprocess\ndef f(args):\n    cmd = ['sweepgate', *args]\n    return subprocess.Popen(cmd)\n",
+     "'sweepgate'"),
+    ("import os, sys\ndef f():\n    os.execv(sys.executable, [sys.executable, 'utils/process_changelog.py'])\n",
+     "'utils/process_changelog.py', sys.executable"),
+    ("import subprocess\nfrom pathlib import Path\nSCRIPT = Path(__file__).parent / 'gate.py'\n"
+     "def f():\n    subprocess.run(['python3', str(SCRIPT)])\n", "'gate.py', __file__"),
+    ("import subprocess\ndef f():\n    subprocess.run('python3 -m sweepgate validate', shell=True)\n",
+     "'python3 -m sweepgate validate'"),
+])
+def test_a_subprocess_of_ours_is_found(tmp_path, code, expected):
+    problems = subprocesses_of_ours(_fake_package(tmp_path, {"core/a.py": code}))
+    assert any(f"starts a process with {expected}" in p or expected in p for p in problems), problems
+
+
+def test_git_bash_and_an_engine_are_no_subprocess_of_ours(tmp_path):
+    mods = _fake_package(tmp_path, {"core/a.py": (
+        "import subprocess\ndef f(binary, script):\n    subprocess.run(['git', 'rev-parse', 'HEAD'])\n"
+        "    subprocess.Popen(['bash', str(script)])\n    subprocess.Popen([binary, '--helpfull'])\n")})
+    assert subprocesses_of_ours(mods) == []
 
 
 def test_a_long_function_needs_its_reason(tmp_path):
