@@ -19,6 +19,10 @@ whose module no string names is refused in a layered wing: the check cannot foll
   ``__file__``, ``-m``, ``sweepgate`` or ``.py`` in the command it is given (or in
   what the name it is given was assigned in that function), and every other use of
   ``sys.executable`` is one SYS_EXECUTABLE_USES lists, with why;
+- a field name of core/fields.py (``exp-name``, ``conc-start``, ``single_node``) is
+  written there only: elsewhere no string of one is a key, an index, a ``.get``
+  argument, an ``in`` test or a module constant's value (FIELD_NAME_ELSEWHERE lists
+  the modules that cannot import it, with why);
 - no function is longer than MAX_FUNCTION_LINES lines, unless the comment line
   right above its ``def`` (or decorators), or a docstring line, starts with
   ``whole:`` and says why it must stay in one piece.
@@ -330,6 +334,66 @@ def subprocesses_of_ours(mods: dict[str, Path]) -> list[str]:
     return sorted(set(problems))
 
 
+# --------------------------------------------------------------------------- field names in one place
+
+FIELDS_MODULE = f"{PACKAGE}.core.fields"
+# module (or package) -> why it spells field names itself
+FIELD_NAME_ELSEWHERE = {
+    f"{PACKAGE}.core.validators": "generated from the JSON schemas (python -m sweepgate.core.validators)",
+    f"{PACKAGE}.rehearsal.standin": "runs as a stand-alone script under python -I -S: it imports nothing of ours",
+    f"{PACKAGE}.results.migrations": "frozen database history: a migration never changes once released",
+    f"{PACKAGE}.results.record": "the result record's own schema (result.schema.json); normalize.ROW_FIELDS maps "
+                                 "the row's fields onto it",
+    f"{PACKAGE}.core.jobfile": "the job context's own key for its row-id -> config-key map (CONTEXT_CONFIG_KEYS)",
+}
+
+
+def field_names(fields_path: Path) -> dict[str, str]:
+    """value -> constant, for every field name core/fields.py states (a word joined by - or _, not a rule title)."""
+    tree = ast.parse(fields_path.read_text(encoding="utf-8"), str(fields_path))
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        target = node.targets[0]
+        pairs = (zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple)
+                 and isinstance(node.value, ast.Tuple) else [(target, node.value)])
+        for name, value in pairs:
+            if (isinstance(name, ast.Name) and not name.id.endswith("_RULE") and isinstance(value, ast.Constant)
+                    and isinstance(value.value, str) and re.fullmatch(r"[a-z0-9]+([-_][a-z0-9]+)+", value.value)):
+                out.setdefault(value.value, name.id)
+    return out
+
+
+def _field_spots(tree: ast.Module):
+    """The strings in the places a field name is used as one."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            yield node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and node.func.attr in ("get", "pop", "setdefault"):
+            yield node.args[0]
+        elif isinstance(node, ast.Dict):
+            yield from (key for key in node.keys if key is not None)
+        elif isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            yield node.left
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            yield node.value
+
+
+def field_names_elsewhere(mods: dict[str, Path], names: dict[str, str]) -> list[str]:
+    problems = []
+    for module, path in mods.items():
+        if module == FIELDS_MODULE or any(module == m or module.startswith(m + ".") for m in FIELD_NAME_ELSEWHERE):
+            continue
+        for spot in _field_spots(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(spot, ast.Constant) and isinstance(spot.value, str) and spot.value in names:
+                problems.append(f"{path.name}:{spot.lineno}: {module} writes the field name {spot.value!r}; "
+                                f"use fields.{names[spot.value]}")
+    return problems
+
+
 def long_functions(mods: dict[str, Path], limit: int = MAX_FUNCTION_LINES) -> list[str]:
     problems = []
     for module, path in mods.items():
@@ -381,6 +445,14 @@ def test_no_module_runs_ours_as_a_subprocess():
     problems = subprocesses_of_ours(MODULES)
     assert not problems, "\n".join(problems)
     assert set(SYS_EXECUTABLE_USES) <= set(MODULES), "SYS_EXECUTABLE_USES names a module that is gone"
+
+
+def test_field_names_are_written_in_fields_py_only():
+    names = field_names(MODULES[FIELDS_MODULE])
+    assert {"exp-name", "conc-start", "single_node", "base_ref"} <= set(names)
+    problems = field_names_elsewhere(MODULES, names)
+    assert not problems, "\n".join(problems)
+    assert all(m in MODULES or any(k.startswith(m + ".") for k in MODULES) for m in FIELD_NAME_ELSEWHERE)
 
 
 def test_functions_are_short():
@@ -477,6 +549,30 @@ def test_git_bash_and_an_engine_are_no_subprocess_of_ours(tmp_path):
         "import subprocess\ndef f(binary, script):\n    subprocess.run(['git', 'rev-parse', 'HEAD'])\n"
         "    subprocess.Popen(['bash', str(script)])\n    subprocess.Popen([binary, '--helpfull'])\n")})
     assert subprocesses_of_ours(mods) == []
+
+
+@pytest.mark.parametrize("code", [
+    "def f(row):\n    return row.get('exp-name')\n",
+    "def f(row):\n    return row['conc-start']\n",
+    "def f(bucket):\n    return {'single_node': bucket}\n",
+    "def f(row):\n    return 'kv-offload-backend' in row\n",
+    "EXP_NAME = 'exp-name'\n",
+])
+def test_a_field_name_written_again_is_found(tmp_path, code):
+    mods = _fake_package(tmp_path, {"core/fields.py": "EXP_NAME = 'exp-name'\nCONC_START = 'conc-start'\n"
+                                    "SINGLE_NODE, MULTI_NODE = 'single_node', 'multi_node'\n"
+                                    "KV_OFFLOAD_BACKEND = 'kv-offload-backend'\nTAB_RULE = 'no-tab'\n",
+                                    "commands/x.py": code})
+    names = field_names(mods[FIELDS_MODULE])
+    assert set(names) == {"exp-name", "conc-start", "single_node", "multi_node", "kv-offload-backend"}
+    problems = field_names_elsewhere(mods, names)
+    assert len(problems) == 1 and problems[0].startswith("x.py:"), problems
+
+
+def test_a_field_name_in_a_message_is_no_second_home(tmp_path):
+    mods = _fake_package(tmp_path, {"core/fields.py": "EXP_NAME = 'exp-name'\n", "commands/x.py": (
+        "def f(row):\n    print('exp-name', row)\n    raise ValueError('exp-name')\n")})
+    assert field_names_elsewhere(mods, field_names(mods[FIELDS_MODULE])) == []
 
 
 def test_a_long_function_needs_its_reason(tmp_path):

@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, is_a_folder, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.fields import RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER_NAME_ENV, short_sha
+from sweepgate.core.fields import CONC, EXP_NAME, RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER, RUNNER_NAME_ENV, short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -348,8 +348,8 @@ def _run_reuse(args) -> int:
         atomic_write(Path(args.out), (json.dumps(remaining) + "\n").encode())
         where = display_url(store.url)
     for bucket, row, _ in found.reused:
-        print(f"sweepgate ci reuse: {bucket} {row.get('exp-name', '?')} conc {row.get('conc')} "
-              f"({row.get('runner')}) has a result in {where}", file=sys.stderr)
+        print(f"sweepgate ci reuse: {bucket} {row.get(EXP_NAME, '?')} conc {row.get(CONC)} "
+              f"({row.get(RUNNER)}) has a result in {where}", file=sys.stderr)
     for line in found.blind_lines():
         print(f"sweepgate ci reuse: {line}", file=sys.stderr)
     print(found.summary())

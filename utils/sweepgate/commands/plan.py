@@ -13,6 +13,7 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import Diagnostic
+from sweepgate.core import fields as F
 from sweepgate.core import github
 from sweepgate.core.github import STEP_SUMMARY_VARIABLE, add_repository_options
 from sweepgate.core.plan import make_plan
@@ -126,9 +127,9 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
         return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [], "no_identity": [],
                 "summary": f"no results store at {store_named(missing)}: nothing to reuse (0 of {jobs} jobs)"}
     with open_store(db) as store:
-        found = reuse.find(plan["matrix"], git, git.resolve(plan["head_ref"]), store)
-    rows = [{"bucket": bucket, "exp-name": row.get("exp-name"), "conc": row.get("conc"),
-             "runner": row.get("runner")} for bucket, row, _ in found.reused]
+        found = reuse.find(plan["matrix"], git, git.resolve(plan[F.HEAD_REF]), store)
+    rows = [{"bucket": bucket, F.EXP_NAME: row.get(F.EXP_NAME), F.CONC: row.get(F.CONC),
+             F.RUNNER: row.get(F.RUNNER)} for bucket, row, _ in found.reused]
     return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
             "lower_bound": found.lower_bound, "rows": rows, "no_identity": found.blind_lines(),
             "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "

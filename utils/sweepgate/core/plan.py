@@ -684,8 +684,8 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
         by_status[d.status].append(d.as_dict() if d.status == F.RECIPE_CHANGED else d.key)
     warnings.sort(key=lambda d: (severity_rank(d.severity), d.rule, d.file, d.line))
     return {
-        "base_ref": base,
-        "head_ref": head,
+        F.BASE_REF: base,
+        F.HEAD_REF: head,
         "jobs": total["jobs"],
         "gpu_hours": total["gpu_hours"],
         "gpu_hours_estimated": total["gpu_hours_estimated"],

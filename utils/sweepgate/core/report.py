@@ -516,7 +516,7 @@ def plan_markdown(plan: dict, *, limit: int = 1_000_000, marker: str = "", unit:
     if marker:
         out.append(marker + "\n")
     out.append(f"## sweepgate plan: {_plan_headline(plan)}\n\n")
-    out.append(f"`{plan['base_ref']}` → `{plan['head_ref']}`")
+    out.append(f"`{plan[F.BASE_REF]}` → `{plan[F.HEAD_REF]}`")
     entries = ((plan.get("matrix") or {}).get(F.CHANGELOG_METADATA) or {}).get(F.ENTRIES) or []
     out.append(f" · {len(entries)} appended changelog entr{'y' if len(entries) == 1 else 'ies'}\n\n")
 

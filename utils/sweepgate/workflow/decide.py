@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sweepgate.core.errors import fail
-from sweepgate.core.fields import MAIN_REF
+from sweepgate.core.fields import BASE_REF, HEAD_REF, MAIN_REF
 
 # --- labels and markers (the only place they are spelled) -------------------------
 SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
@@ -85,8 +85,8 @@ class Decision:
             "canary": b(self.run and not self.no_canary),
             "fail_fast": b(self.fail_fast),
             "pr_number": self.pr_number,
-            "base_ref": self.base_ref,
-            "head_ref": self.head_ref,
+            BASE_REF: self.base_ref,
+            HEAD_REF: self.head_ref,
             "reason": self.reason,
         }
 

@@ -34,9 +34,9 @@ MAX_JOB_OUTPUT_BYTES = GITHUB_JOB_OUTPUT_LIMIT * (100 - JOB_OUTPUT_MARGIN_PERCEN
 FANOUT = {
     "fixed": ((fields.SINGLE_NODE,), 4, fields.BENCHMARK_TEMPLATE),
     "agentic": ((fields.SINGLE_NODE,), 2, fields.BENCHMARK_TEMPLATE),
-    "evals": ((fields.EVALS, fields.AGENTIC_EVALS), 2, fields.BENCHMARK_TEMPLATE),
+    fields.EVALS: ((fields.EVALS, fields.AGENTIC_EVALS), 2, fields.BENCHMARK_TEMPLATE),
     "multinode": ((fields.MULTI_NODE,), 2, fields.MULTINODE_TEMPLATE),
-    "multinode_evals": ((fields.MULTINODE_EVALS, fields.MULTINODE_AGENTIC_EVALS), 1, fields.MULTINODE_TEMPLATE),
+    fields.MULTINODE_EVALS: ((fields.MULTINODE_EVALS, fields.MULTINODE_AGENTIC_EVALS), 1, fields.MULTINODE_TEMPLATE),
 }
 # The fix of every matrix file that is not one, or holds a row no job can run (`ci split`, `ci reuse`,
 # `ci row-env --matrix`). It names sweepgate's command alone: in an InferenceX checkout
@@ -182,7 +182,7 @@ def display_names(kinds: dict[str, list[dict]]) -> dict[tuple[str, int], str]:
 
 # Canary stage: one job per template; the rest of the sweep waits for both.
 CANARY_OUTPUTS = {"canary": fields.BENCHMARK_TEMPLATE, "canary_multinode": fields.MULTINODE_TEMPLATE}
-MULTINODE_KINDS = ("multinode", "multinode_evals")
+MULTINODE_KINDS = tuple(kind for kind, (_, _, template) in FANOUT.items() if template == fields.MULTINODE_TEMPLATE)
 
 
 def canary_group(row: dict) -> tuple:
