@@ -664,3 +664,39 @@ def test_a_number_that_is_not_finite_is_refused_where_it_stands(make_repo, value
     gate = subprocess.run([sys.executable, str(ROOT / "utils" / "validate_perf_changelog.py"), "--base-ref", base,
                            "--head-ref", head], cwd=repo.path, capture_output=True, text=True)
     assert gate.returncode == 1 and gate.stderr.startswith(where), gate.stderr
+
+
+def _drop_both_configs_point_4(repo) -> None:
+    repo.write("configs/nvidia-master.yaml", FLEET_NVIDIA.replace("conc-start: 4, conc-end: 16",
+                                                                  "conc-start: 8, conc-end: 32")
+               .replace("conc-list: [4, 8]", "conc-list: [8, 16]"))
+
+
+@pytest.mark.parametrize("entries", [
+    entry("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang", extra=APPEND_ONLY_ENTRY),
+    entry("dsr1-fp4-b300-vllm", extra=APPEND_ONLY_ENTRY)
+    + entry("dsr1-fp4-b300-sglang", extra=APPEND_ONLY_ENTRY),
+], ids=["one-entry", "two-entries"])
+def test_append_only_names_every_curve_that_lost_points_at_once(make_repo, entries):
+    """Two curves that each lose a point are two lines of one refusal, each naming its curve: the gate
+    stopped at the first, and the second surfaced only after the first was mended (s45g)."""
+    repo, base = _append_only_repo(make_repo)
+    _drop_both_configs_point_4(repo)
+    head = repo.commit_changelog(CHANGELOG + entries)
+    diags = rejection(repo, base, head)
+    assert len(diags) == 2, [d.message for d in diags]
+    assert all("may not remove existing concurrency points [4]" in d.message for d in diags)
+    assert any("dsr1_1k1k" in d.message for d in diags) and any("dsr1_8k1k" in d.message for d in diags)
+
+
+def test_append_only_names_every_config_edited_outside_its_scenario_type_at_once(make_repo):
+    """An append-only entry for agentic-coding whose PR also edits both configs' fixed-seq-len block: one
+    line a config, not the first config's alone (s45g)."""
+    repo, base = _append_only_repo(make_repo)
+    _drop_both_configs_point_4(repo)
+    head = repo.commit_changelog(CHANGELOG + entry("dsr1-fp4-b300-vllm", "dsr1-fp4-b300-sglang",
+                                                   extra="  scenario-type: [agentic-coding]\n" + APPEND_ONLY_ENTRY))
+    diags = rejection(repo, base, head)
+    assert sorted(d.message.split("'")[1] for d in diags) == ["dsr1-fp4-b300-sglang", "dsr1-fp4-b300-vllm"], \
+        [d.message for d in diags]
+    assert all(d.rule == "append-only-scope" and "outside its scenario-type" in d.message for d in diags)

@@ -241,14 +241,9 @@ def append_only_delta(base_rows: list[dict], head_rows: list[dict], at) -> list[
     if not base_groups:
         raise refuse("append-only needs an existing curve in the base revision",
                      "drop 'append-only: true' for a new recipe")
-    if base_groups.keys() - head_groups.keys():
-        raise refuse("append-only may not remove or change an existing recipe",
-                     "restore the recipe as in base and add new points alongside it")
-    for key, concs in base_groups.items():
-        gone = concs - head_groups[key]
-        if gone:
-            raise refuse(f"append-only may not remove existing concurrency points {sorted(gone)}",
-                         "keep every existing concurrency")
+    lost = _lost_points(base_rows, base_groups, head_groups)
+    if lost:
+        raise SweepgateError(Diagnostic(*at(), "append-only", message, hint) for message, hint in lost)
     delta: list[dict] = []
     emitted: dict[tuple, set[int]] = defaultdict(set)
     for row in head_rows:
@@ -275,28 +270,56 @@ def append_only_delta(base_rows: list[dict], head_rows: list[dict], at) -> list[
     return delta
 
 
+def _lost_points(base_rows: list[dict], base_groups: dict, head_groups: dict) -> list[tuple[str, str]]:
+    """(message, fix) for existing recipes head removes or changes, and for each curve that loses
+    concurrency points, named by its row: every one at once, not the first alone."""
+    lost = []
+    if base_groups.keys() - head_groups.keys():
+        lost.append(("append-only may not remove or change an existing recipe",
+                     "restore the recipe as in base and add new points alongside it"))
+    named = {}
+    for row in base_rows:
+        named.setdefault(curve_key(row), row)
+    for key, concs in base_groups.items():
+        gone = concs - head_groups[key] if key in head_groups else set()
+        if gone:
+            row = named[key]
+            tp = f", tp {row[F.TP]}" if F.TP in row else ""
+            lost.append((f"append-only may not remove existing concurrency points {sorted(gone)} of "
+                         f"{row.get(F.EXP_NAME)} on {row.get(F.RUNNER)}{tp}", "keep every existing concurrency"))
+    return lost
+
+
 def check_append_only_scope(base: dict, head: dict, scope: dict[str, set[str]], at) -> None:
-    def refuse(message: str, hint: str) -> SweepgateError:
-        return SweepgateError(Diagnostic(*at(), "append-only-scope", message, hint))
+    """Refuses, all at once, every edit an append-only change makes outside its entries' configs and
+    scenario types: a line a config (or a scenario of one), not the first alone."""
+    def refusal(message: str, hint: str) -> Diagnostic:
+        return Diagnostic(*at(), "append-only-scope", message, hint)
 
     unrelated = sorted(k for k in base.keys() | head.keys() if k not in scope and base.get(k) != head.get(k))
     if unrelated:
-        raise refuse(f"append-only change also edits configs its entry does not name: {', '.join(unrelated)}",
-                     "move those edits to another PR or name them in the entry")
+        raise SweepgateError(refusal(f"append-only change also edits configs its entry does not name: "
+                                     f"{', '.join(unrelated)}",
+                                     "move those edits to another PR or name them in the entry"))
+    refused = []
     for key, allowed in scope.items():
         b_scen, h_scen = base[key].get(F.SCENARIOS, {}), head[key].get(F.SCENARIOS, {})
         if b_scen.keys() != h_scen.keys():
-            raise refuse(f"append-only adds or removes a scenario of '{key}'", "keep the scenario set as in base")
+            refused.append(refusal(f"append-only adds or removes a scenario of '{key}'",
+                                   "keep the scenario set as in base"))
+            continue
         outside = b_scen.keys() - allowed
         top_b = {k: v for k, v in base[key].items() if k != F.SCENARIOS}
         top_h = {k: v for k, v in head[key].items() if k != F.SCENARIOS}
         if outside and top_b != top_h:
-            raise refuse(f"append-only changes top-level fields of '{key}' that also affect "
-                         f"{', '.join(sorted(outside))}", "restrict the edit to the entry's scenario-type")
-        for scenario in outside:
-            if b_scen[scenario] != h_scen[scenario]:
-                raise refuse(f"append-only edits '{key}' / {scenario}, outside its scenario-type",
-                             "restore that scenario or widen the entry's scenario-type")
+            refused.append(refusal(f"append-only changes top-level fields of '{key}' that also affect "
+                                   f"{', '.join(sorted(outside))}", "restrict the edit to the entry's scenario-type"))
+            continue
+        refused += [refusal(f"append-only edits '{key}' / {scenario}, outside its scenario-type",
+                            "restore that scenario or widen the entry's scenario-type")
+                    for scenario in sorted(outside) if b_scen[scenario] != h_scen[scenario]]
+    if refused:
+        raise SweepgateError(refused)
 
 
 # --------------------------------------------------------------------------- the plan
@@ -502,6 +525,7 @@ def _expand_entries(resolved: list, opts: Options, rev: Revision, base_rev: Revi
     eval_seen: dict[str, set[str]] = defaultdict(set)
     # all-evals entries first, so their wider eval selection wins on shared configs
     resolved.sort(key=lambda item: not item[0].get(F.ALL_EVALS, False))
+    refused: list[Diagnostic] = []  # every append-only entry's refusals, not the first entry's alone
     for entry, keys in resolved:
         scenarios = tuple(entry.get(F.ENTRY_SCENARIO_TYPE) or F.SCENARIO_TYPES)
         if not (opts.evals_only or entry.get(F.EVALS_ONLY, False) or entry.get(F.ALL_EVALS, False)):
@@ -509,7 +533,10 @@ def _expand_entries(resolved: list, opts: Options, rev: Revision, base_rev: Revi
                 flt = Filters(scenario_types=None if group == F.SCENARIO_TYPES else group)
                 rows = _expand_at(rev, group_keys, flt)
                 if entry.get(F.APPEND_ONLY):
-                    rows = append_only_delta(_expand_at(base_rev, group_keys, flt), rows, first)
+                    try:
+                        rows = append_only_delta(_expand_at(base_rev, group_keys, flt), rows, first)
+                    except SweepgateError as exc:
+                        refused += exc.diagnostics
                 bench.extend(rows)
         if entry.get(F.APPEND_ONLY):
             continue
@@ -517,6 +544,8 @@ def _expand_entries(resolved: list, opts: Options, rev: Revision, base_rev: Revi
         for group, group_keys in _group_unseen(keys, scenarios, eval_seen).items():
             rows = _expand_at(rev, group_keys, Filters(scenario_types=group))
             evals.extend(_filter_prefill_ep(eval_rows(rows, all_evals), entry.get(F.EVAL_MIN_PREFILL_EP)))
+    if refused:
+        raise SweepgateError(refused)
     return bench, evals
 
 
