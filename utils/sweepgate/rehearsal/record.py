@@ -49,11 +49,12 @@ def _this_python_first(shim_dir: Path, env: dict) -> None:
         link.symlink_to(sys.executable)
 
 
-def record_row(row: dict, root: Path, timeout: int = 120, keep: Path | None = None,
+def record_row(row: dict, root: Path, timeout: int, keep: Path | None = None,
                help_flags: dict[str, list[str]] | None = None, progress=None) -> Recording:
     """Run ``row``'s script fast, in a scratch directory (``keep`` to keep it), and return what it ran.
     ``help_flags`` (command -> the pinned version's flags) is what the stand-ins' ``--help`` lists;
-    ``progress`` (``rehearsal.progress.Progress``) is told each command as the script runs it."""
+    ``progress`` (``rehearsal.progress.Progress``) is told each command as the script runs it; ``timeout``
+    (seconds) has no default here: preflight's --timeout states the one."""
     runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
     work = keep
