@@ -350,7 +350,7 @@ def _run_reuse(args) -> int:
     for bucket, row, _ in found.reused:
         print(f"sweepgate ci reuse: {bucket} {row.get(EXP_NAME, '?')} conc {row.get(CONC)} "
               f"({row.get(RUNNER)}) has a result in {where}", file=sys.stderr)
-    for line in found.blind_lines():
+    for line in found.blind_lines() + found.moving_lines():
         print(f"sweepgate ci reuse: {line}", file=sys.stderr)
     print(found.summary())
     return 0

@@ -57,7 +57,7 @@ def run(args) -> int:
     if args.db:
         plan["reuse"] = reuse_preview(git, plan, args.db)
         print(f"sweepgate plan: {plan['reuse']['summary']}", file=sys.stderr)
-        for line in plan["reuse"]["no_identity"]:
+        for line in plan["reuse"]["no_identity"] + plan["reuse"]["moving_image"]:
             print(f"sweepgate plan: {line}", file=sys.stderr)
 
     from sweepgate.core import report
@@ -125,6 +125,7 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
         # "no results" for ever.
         jobs = sum(1 for _ in iter_rows(plan["matrix"]))
         return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [], "no_identity": [],
+                "moving_image": [],
                 "summary": f"no results store at {store_named(missing)}: nothing to reuse (0 of {jobs} jobs)"}
     with open_store(db) as store:
         found = reuse.find(plan["matrix"], git, git.resolve(plan[F.HEAD_REF]), store)
@@ -132,6 +133,7 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
              F.RUNNER: row.get(F.RUNNER)} for bucket, row, _ in found.reused]
     return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
             "lower_bound": found.lower_bound, "rows": rows, "no_identity": found.blind_lines(),
+            "moving_image": found.moving_lines(),
             "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
                        f"({found.saved()} GPU-hours saved by reusing them)"}
 

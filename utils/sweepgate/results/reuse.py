@@ -5,6 +5,9 @@ the given revision) against the store's successful, non-rehearsal results. ``app
 records the reused results against the current run (so main's history is complete,
 each copy naming the job that measured it in ``reused-from``) and returns the matrix
 of the rows that still have to run, in the same shape.
+
+A row whose image is a moving tag (``moving_image``) is never reused: the identity names the image by its
+string, and a tag pushed again is another image under the same string.
 """
 
 from __future__ import annotations
@@ -21,6 +24,32 @@ from sweepgate.core.select import iter_rows
 from sweepgate.results import record as R
 
 
+# Tags that conventionally move (a registry pushes them again as the branch or release moves), and so say
+# nothing of which image a stored result was measured with. A tag that also names a version, a date or a
+# commit (`nightly-dev-cu13-20260821-f825d729`, `v0.5.17-rocm720-mi35x-20260821`) is a pin; an image with no
+# tag is Docker's `latest`. Compared without regard to case.
+MOVING_TAGS = ("latest", "nightly", "main", "master", "dev", "develop", "edge", "stable", "rolling", "head")
+
+
+def moving_image(image) -> str | None:
+    """Why ``image`` may be another image than the one a stored result of the same string measured, or None
+    when it is pinned: by a digest (``@sha256:…``, whatever the tag), else by a tag not in ``MOVING_TAGS``."""
+    if not isinstance(image, str) or "@" in image:
+        return None
+    name = image.rsplit("/", 1)[-1]  # a registry's port (`host:5000/img`) is no tag
+    if ":" not in name:
+        return "it names no tag (Docker pulls 'latest')"
+    tag = name.split(":", 1)[1]
+    return f"its tag {tag!r} can be pushed again" if tag.lower() in MOVING_TAGS else None
+
+
+def moving_line(bucket: str, row: dict, why: str) -> str:
+    """The one line that says a row is not reused for its image's moving tag, and how to pin it."""
+    return (f"{bucket} {row.get('exp-name', '?')} conc {row.get('conc')} ({row.get('runner')}): not reused, image "
+            f"{row.get(F.IMAGE)} is a moving tag: {why}; pin it by a version, date or commit in the tag, or by "
+            "@sha256: digest, to reuse its results")
+
+
 @dataclass
 class Found:
     """What the store holds for a matrix."""
@@ -30,6 +59,11 @@ class Found:
     minutes: dict[str, float] = field(default_factory=dict)
     runners: dict = field(default_factory=dict)  # configs/runners.yaml: multi-node jobs hold whole nodes
     blind: dict[str, list[dict]] = field(default_factory=dict)  # core.identity.blind_spots: cause -> its rows
+    moving: list[tuple[str, dict, str]] = field(default_factory=list)  # (bucket, row, why): never reused
+
+    def moving_lines(self) -> list[str]:
+        """One line per row kept from reuse because its image is a moving tag (``moving_image``)."""
+        return [moving_line(bucket, row, why) for bucket, row, why in self.moving]
 
     def blind_lines(self) -> list[str]:
         """One line per cause that keeps rows without a run identity, so from reuse (``core.identity``)."""
@@ -74,9 +108,12 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
     runners = runners if isinstance(runners, dict) else {}
     ids, blind = identities_and_blind([row for _, row in rows], runners, read_git(git, ref))
     minutes, _ = load_estimates(extra.get(ESTIMATES_FILE))
+    moving = [(b, r, why) for b, r in rows if (why := moving_image(r.get(F.IMAGE))) is not None]
+    held_back = {id(r) for _, r, _ in moving}
+    ids = [None if id(r) in held_back else i for (_, r), i in zip(rows, ids)]
     known = [ident for ident in ids if ident is not None]  # a row without one is never reused
     hits = store.reusable(known, since(max_age_days)) if known else {}
-    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes, runners, blind)
+    return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes, runners, blind, moving)
 
 
 def remaining_matrix(matrix: dict, found: Found) -> dict:
