@@ -1686,12 +1686,17 @@ def test_canary_stage_gates_the_chunks(docs):
 
 
 def test_push_reuses_before_the_split(docs):
+    """s45h: a PR's sweep reuses too, only that PR's own earlier results (`--pr-number`, decide's, which is empty on a
+    push: any ref's then); a dispatch on main without a PR (a maintainer's re-measure) reuses nothing."""
     steps_ = docs["run-sweep.yml"]["jobs"]["setup"]["steps"]
     reuse = next(s for s in steps_ if "sweepgate ci reuse" in s.get("run", ""))
     split = next(s for s in steps_ if s.get("id") == "split")
     upload = next(s for s in steps_ if "upload-artifact@" in s.get("uses", ""))
     assert steps_.index(reuse) < steps_.index(split) < steps_.index(upload)
-    assert reuse["if"] == "github.event_name == 'push' && steps.gate.outputs.matrix == 'true'"
+    assert reuse["if"] == ("steps.gate.outputs.matrix == 'true' && "
+                           "(github.event_name == 'push' || needs.decide.outputs.pr_number != '')")
+    assert reuse["env"]["PR_NUMBER"] == "${{ needs.decide.outputs.pr_number }}"
+    assert '--pr-number "${PR_NUMBER}"' in reuse["run"] and '--head-ref "${HEAD_REF}"' in reuse["run"]
     assert 'mv "${GITHUB_WORKSPACE}/remaining.json" "${GITHUB_WORKSPACE}/matrix.json"' in reuse["run"]
 
 

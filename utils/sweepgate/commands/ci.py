@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, is_a_folder, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.fields import CONC, EXP_NAME, RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER, RUNNER_NAME_ENV, short_sha
+from sweepgate.core.fields import RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER_NAME_ENV, short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -286,6 +286,16 @@ def _recorded_under(args, head: str) -> tuple[str | None, str]:
     from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
     from sweepgate.core.jobfile import is_full_ref
 
+    if args.pr_number is not None:
+        # A PR's sweep is a dispatch on main: GITHUB_REF and GITHUB_SHA are main's, and copies recorded under
+        # them would join main's baseline. The PR's ref and the swept commit, as the jobs' sidecars record.
+        from sweepgate.core.jobfile import pr_number_of, pr_ref
+
+        if args.ref is not None and pr_number_of(args.ref) != args.pr_number:
+            argtypes.combination_error(args, "--ref", f"{args.ref} is not a ref of PR {args.pr_number}",
+                                       f"leave it out: with --pr-number {args.pr_number} reused results are "
+                                       f"recorded under {pr_ref(args.pr_number)}")
+        return args.ref or pr_ref(args.pr_number), args.commit or head
     ref = args.ref or os.environ.get("GITHUB_REF") or None
     commit = args.commit or os.environ.get("GITHUB_SHA") or head
     if ref is not None and not is_full_ref(ref):
@@ -338,7 +348,7 @@ def _run_reuse(args) -> int:
         print(f"reused 0 of {jobs} jobs (0 GPU-hours saved)")
         return 0
     with open_store(args.db) as store:
-        found = reuse.find(matrix, git, head, store, args.max_age_days)
+        found = reuse.find(matrix, git, head, store, args.max_age_days, args.pr_number)
         records = reuse.reused_records(found, run_id=run_id, attempt=attempt,
                                        ref=ref, commit=commit)
         remaining = reuse.remaining_matrix(matrix, found)
@@ -347,11 +357,12 @@ def _run_reuse(args) -> int:
         store.add(records, keep_stored=True)
         atomic_write(Path(args.out), (json.dumps(remaining) + "\n").encode())
         where = display_url(store.url)
-    for bucket, row, _ in found.reused:
-        print(f"sweepgate ci reuse: {bucket} {row.get(EXP_NAME, '?')} conc {row.get(CONC)} "
-              f"({row.get(RUNNER)}) has a result in {where}", file=sys.stderr)
+    if found.reused:
+        print(f"sweepgate ci reuse: the reused results are in {where}", file=sys.stderr)
     for line in found.blind_lines() + found.moving_lines():
         print(f"sweepgate ci reuse: {line}", file=sys.stderr)
+    if lines := reuse.origin_lines(found):  # the step summary's: which rows, measured by which run
+        print("\n".join(lines) + "\n")  # a list, then a paragraph of its own
     print(found.summary())
     return 0
 
@@ -369,6 +380,9 @@ def _add_reuse_parser(sub) -> None:
                    help="reuse only results this recent")
     p.add_argument("--head-ref", type=argtypes.not_empty, default="HEAD",
                    help="revision whose files the jobs would run (default HEAD)")
+    p.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
+                   help="a PR's sweep: reuse only that PR's own earlier results, recorded under refs/pull/N/head "
+                   "at --head-ref (default: none, a push: any ref's)")
     p.add_argument("--run-id", type=argtypes.not_empty, help="the current run (default: $GITHUB_RUN_ID)")
     p.add_argument("--attempt", type=argtypes.digits, help="the current attempt (default: $GITHUB_RUN_ATTEMPT, else 1)")
     p.add_argument("--ref", type=argtypes.full_ref, help="the current run's ref (default: $GITHUB_REF)")

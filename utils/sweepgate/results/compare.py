@@ -679,6 +679,8 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
         notes.append(rowless)
     if copied := copied_from_baseline(measured, base):
         notes.append(copy_note(copied))
+    if reused := reused_note(pr_records):
+        notes.append(reused)
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
                       pr=pr_of(pr_records), notes=notes, echoed=echoed,
@@ -751,6 +753,27 @@ def copy_note(copied: dict[tuple, str]) -> str:
     points = f"{len(copied)} point{'s' if len(copied) > 1 else ''}"
     return (f"This run's output at {points} is the same bytes as baseline run{'s' if len(runs) > 1 else ''} "
             f"{named}'s: that is a measurement main already has, not a new one (ingest the PR job's own output)")
+
+
+def reused_note(records: list[dict]) -> str | None:
+    """What the reports say of the run's results ``ci reuse`` took from earlier runs (``R.REUSED_FROM``), not
+    measured again: each earlier run and the points it measured (config key, else model, and conc), so a reader
+    of a PR's comment knows which figures are from before its last push. None when the run measured all its own."""
+    def named(rec: dict) -> str:
+        return str(rec.get(R.CONFIG_KEY) or rec.get(R.MODEL))
+
+    taken: dict[str, dict[str, list]] = {}  # earlier run -> config key (or model) -> its concs
+    for rec in sorted(records, key=lambda r: (named(r), R.rate_order(r.get(R.CONC)))):
+        if isinstance(origin := rec.get(R.REUSED_FROM), dict):
+            concs = taken.setdefault(str(origin.get(R.RUN_ID)), {}).setdefault(named(rec), [])
+            if rec.get(R.CONC) not in concs:
+                concs.append(rec.get(R.CONC))
+    if not taken:
+        return None
+    runs = "; ".join(f"run {run}: " + ", ".join(f"{key} conc {', '.join(map(str, concs))}"
+                                                for key, concs in keys.items()) for run, keys in taken.items())
+    return (f"Not measured again (`ci reuse`: the same files, image and runner pool as an earlier run's job that "
+            f"succeeded), the figures taken from {runs}")
 
 
 def _earlier(records: list[dict], past: R.Past | None) -> list[dict]:

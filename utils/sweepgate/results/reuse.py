@@ -45,7 +45,7 @@ def moving_image(image) -> str | None:
 
 def moving_line(bucket: str, row: dict, why: str) -> str:
     """The one line that says a row is not reused for its image's moving tag, and how to pin it."""
-    return (f"{bucket} {row.get('exp-name', '?')} conc {row.get('conc')} ({row.get('runner')}): not reused, image "
+    return (f"{bucket} {row.get(F.EXP_NAME, '?')} conc {row.get(F.CONC)} ({row.get(F.RUNNER)}): not reused, image "
             f"{row.get(F.IMAGE)} is a moving tag: {why}; pin it by a version, date or commit in the tag, or by "
             "@sha256: digest, to reuse its results")
 
@@ -98,8 +98,9 @@ def since(max_age_days: float | None) -> str | None:
     return cutoff.isoformat(timespec="seconds")
 
 
-def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) -> Found:
-    """Each row's run identity at ``ref`` and the stored results that match it."""
+def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None, pr: int | None = None) -> Found:
+    """Each row's run identity at ``ref`` and the stored results that match it; with ``pr``, only that pull
+    request's own (``store.reusable``): a PR's sweep of a later commit takes what its earlier sweeps measured."""
     from sweepgate.core.load import parse_yaml
 
     rows = list(iter_rows(matrix))
@@ -112,7 +113,7 @@ def find(matrix: dict, git, ref: str, store, max_age_days: float | None = None) 
     held_back = {id(r) for _, r, _ in moving}
     ids = [None if id(r) in held_back else i for (_, r), i in zip(rows, ids)]
     known = [ident for ident in ids if ident is not None]  # a row without one is never reused
-    hits = store.reusable(known, since(max_age_days)) if known else {}
+    hits = store.reusable(known, since(max_age_days), pr) if known else {}
     return Found([(b, r, i) for (b, r), i in zip(rows, ids)], hits, minutes, runners, blind, moving)
 
 
@@ -129,6 +130,18 @@ def remaining_matrix(matrix: dict, found: Found) -> dict:
             out[name] = [r for r in value if id(r) not in reused]
         elif name in matrix:
             out[name] = value
+    return out
+
+
+def origin_lines(found: Found) -> list[str]:
+    """One markdown list item per reused row: the run, attempt and commit that measured its result."""
+    from sweepgate.core.fields import short_sha
+
+    out = []
+    for bucket, row, ident in found.reused:
+        rec = found.hits[ident][0]
+        out.append(f"- {bucket} {row.get(F.EXP_NAME, '?')} conc {row.get(F.CONC)} ({row.get(F.RUNNER)}): reused "
+                   f"from run {rec[R.RUN_ID]} (attempt {rec[R.ATTEMPT]}) at {short_sha(str(rec.get(R.COMMIT)))}")
     return out
 
 

@@ -1995,17 +1995,21 @@ class Store:
         where = [results.c.ref == ref, *where, *_real_only(include_rehearsals)]
         return self._records(_records_of(_runs_of_each(where, by, n, oldest=oldest)))
 
-    def reusable(self, identities: list[str], since: str | None = None) -> dict[str, list[dict]]:
+    def reusable(self, identities: list[str], since: str | None = None,
+                 pr: int | None = None) -> dict[str, list[dict]]:
         """For each run identity, the newest non-rehearsal job's records (every record of that job: an output
         can hold several, and a job's eval scores are a record of their own) when every one of them is a success,
         measured (not itself reused) and finished at or after ``since`` (ISO 8601) when given. A job that failed
         in part (its throughput stored, its eval cut short) is no measurement of the row: an older job wholly
-        successful is taken instead, else none. Identities without one are absent."""
+        successful is taken instead, else none. With ``pr``, only jobs stored under that pull request's refs
+        (``refs/pull/N/…``; a PR's own earlier sweeps), never another PR's or a branch's. Identities without one
+        are absent."""
         from sweepgate.core.jobfile import EVAL_SUFFIX
 
         where = [*_real_only(False)] + (
             [] if since is None else
-            [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since])
+            [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since]) + (
+            [] if pr is None else [results.c.ref.like(f"refs/pull/{int(pr)}/%")])  # not refs/pull/70/… for 7
         wheres = [[results.c.run_identity.in_(part), *where] for part in _chunks(sorted(set(identities)))]
         jobs: dict[str, dict[tuple, list[dict]]] = {}  # identity -> its jobs, newest first -> their records
         for rec in self._newest(wheres) if wheres else []:
