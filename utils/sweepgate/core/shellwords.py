@@ -448,18 +448,19 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
           moves: dict[int, Place | None] | None = None, parts: tuple | None = None,
           sets: dict[int, tuple] | None = None, absent: frozenset[Place] = frozenset(),
-          inside: "_Inside | None" = None) -> Reading:
+          inside: "_Inside | None" = None, lost: frozenset[str] = frozenset()) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
     the caller has it. ``inside``: ``text`` is a command string run in a container (``_Inside``), its files run by an
-    absolute path read as that container sees them."""
+    absolute path read as that container sees them. ``lost``: the variables an outer text set to a path that only the
+    run knows at ``text``'s start (``_path_valued``, ``_ran_places``)."""
     read, shown = Reading(inside=inside), text
     code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
-    _ran(text, code, read, variables or {}, literal, spans, inside)
+    _ran(text, code, read, variables or {}, literal, spans, inside, lost)
     _copied(text, code, spans, read, variables or {})
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
@@ -471,7 +472,9 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 at_start[_CWD] = None
             if (own := _string_inside(text, code, spans, offsets, read, variables)) and own.view.written:
                 at_start[_CWD] = own.site  # run in a container: it starts where the container's options say
-            sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside)
+            gone = lost | {name for name in variables if name != _CWD and at_start.get(name) is None
+                           and _path_valued(f"${name}", variables)}  # (after an `eval` in the outer text)
+            sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside, lost=frozenset(gone))
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.sites += sub.sites
             read.tail_sites += sub.tail_sites
@@ -1097,6 +1100,8 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         _sourced(read, said_at, (TOP, bare), cwd)
     elif place is None and read.inside is not None and mounts.ABSOLUTE.fullmatch(bare):
         _record_inside(read, said_at, word, read.inside.place(bare)[0], cwd)
+    elif place is None and not substituted and (tail := _absolute_tail(bare)):
+        _unplaced(read, said_at, word, tail, cwd=cwd)  # the checkout may be mounted there (``_absolute_tail``)
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
         tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
@@ -1356,6 +1361,18 @@ def _tail(rest: "str | re.Match | None") -> str | None:
     return "/".join(parts) if parts and not rest.endswith("/") else None
 
 
+def _absolute_tail(bare: str) -> str | None:
+    """The written end of an absolute path written out (``bare``: quotes taken) that a text on this host runs or
+    sources, taken as a start only the run knows (``_tail``: every tracked file it ends in, or that ends in it): the
+    file holding it may run in a container that mounts the checkout there (`bash /workspace/shared/y.sh` in a file
+    a `docker run -v "$GITHUB_WORKSPACE":/workspace` runs; reading that file, nothing says so), or the path may be the
+    checkout's own on the runner. Reading a file of the image's too costs a reuse at most; None for standard input
+    (``_STANDARD_INPUT``) and a path with no name."""
+    if not mounts.ABSOLUTE.fullmatch(bare) or bare.startswith(_STANDARD_INPUT):
+        return None
+    return _tail(bare)
+
+
 def _relative_word(word: str) -> str | None:
     """The path a `source` word spells from the working folder (a name or a relative path written out), or None."""
     bare = word.replace('"', "").replace("'", "")
@@ -1541,8 +1558,8 @@ def _named(text: str, assigned: list[tuple[str, Place | None, int, int]],
 
 
 def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
-         literal: list[tuple[int, int]] = (), spans: list[tuple[int, int]] = (), inside: "_Inside | None" = None
-         ) -> None:
+         literal: list[tuple[int, int]] = (), spans: list[tuple[int, int]] = (), inside: "_Inside | None" = None,
+         lost: frozenset[str] = frozenset()) -> None:
     """Each file ``text`` runs by a path from the working folder, into ``read`` (its ``assigned`` and ``moved`` read
     already): the first word after an interpreter anywhere in a command (``_INTERPRETER``: `python3 shared/tool.py`,
     `bash "$S"` with `S=shared/x.sh`, `timeout 60 bash "$GITHUB_WORKSPACE/shared/x.sh"`), a command's own word with a
@@ -1562,7 +1579,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
     (``shellcode.parts``, with ``spans``)."""
     assigned, moved, before = read.assigned, read.moved, len(read.unseen)
-    words, elsewhere, data, arguments = _ran_words(text, code, literal, spans)
+    words, elsewhere, data, arguments = _ran_words(text, code, literal, spans, _a_path(assigned, start, lost))
     found: dict[tuple[int, Place, Place | None], None] = {}
     named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
@@ -1574,7 +1591,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
             places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
-                                 unseen, listed, defaulted, functools.partial(container, at), _made_at(text, at))
+                                 unseen, listed, defaulted, functools.partial(container, at), _made_at(text, at), lost)
             (named if at in arguments else found).update(
                 ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                 and posixpath.basename(place[1]) not in ("", ".", "..")
@@ -1590,6 +1607,25 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         read.ran_tail_sites.append(cwd)
     read.unseen += list(unseen)
     read.unseen_ran += read.unseen[before:]
+
+
+def _a_path(assigned: list[tuple[str, Place | None, int, int]], start: dict[str, Place | None], lost: frozenset[str]):
+    """Whether a command's own word at an offset is a variable set to a path (``_ran_words``' ``a_path``): there, where
+    the text starts, or in an outer text (``lost``)."""
+    return lambda at, word: _path_valued(_bare(word), _in_force(assigned, at, start)) or _path_valued(
+        _bare(word), start, lost)
+
+
+def _path_valued(bare: str, variables: dict[str, Place | None], lost: frozenset[str] = frozenset()) -> bool:
+    """Whether a command's own word ``bare`` (quotes taken) is a variable alone that the text set to a path: a place of
+    the checkout or a written end (`F="$WS_PATH/server.sh"`; ``_ran`` runs it as the path written there), or a relative
+    path with a `/`; never one it set to a name (`DOCKER_CMD=docker`, `PY=${PY:-python3}`: a command bash looks up) or
+    one only the run knows. ``lost``: names an outer text set so (``_read``), each one such a variable too."""
+    m = _VARIABLE.fullmatch(bare)
+    if m and (m["braced"] or m["bare"]) in lost:
+        return True
+    value = variables.get(m["braced"] or m["bare"]) if m else None
+    return bool(value) and (value[0] in (TOP, FOLDER, TAIL) or value[0] == _RELATIVE and "/" in value[1])
 
 
 def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, start: dict[str, Place | None]
@@ -1624,8 +1660,8 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
 
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
-                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None, made=False
-                ) -> list[tuple[Place | None, Place | None]]:
+                tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None, made=False,
+                lost: frozenset[str] = frozenset()) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
     read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
     (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
@@ -1660,12 +1696,14 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
         if argument:
             _parted_argument(read, at, bare, place, variables, site)
             continue  # (a start only the run knows: passed over)
-        if (tail := _ran_tail(word, place)) and (not data or made or _LITERAL.fullmatch(bare)):
-            # (a file read as data where only the run knows the start of its path, `cat "$TMP/out"`, is mostly the
-            # run's own: only a relative path's, every tracked file ending so, is read)
+        # (an absolute path run: the checkout may be mounted there, ``_absolute_tail``; a file read as data where
+        # only the run knows the start of its path, `cat "$TMP/out"`, is mostly the run's own: a relative path's is)
+        if (tail := _ran_tail(word, place) or place is None and not data and _absolute_tail(bare)) and (
+                not data or made or _LITERAL.fullmatch(bare)):
             tails[at, tail, site] = None
         elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())
-                                or _unknown_whole(bare, data, defaulted)) and (said := _unseen(word, False)):
+                                or _unknown_whole(bare, data, defaulted) or not data and _path_valued(bare, start, lost)
+                                ) and (said := _unseen(word, False)):  # (``_path_valued``'s ``lost``: see ``_read``)
             unseen[at, said] = None
         elif place is None and (pattern := _parted(bare)):
             _glob(read, at, _globbed(pattern, variables), site, word)
@@ -1735,12 +1773,14 @@ def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, in
     return False
 
 
-def _ran_words(text: str, code: str, literal, spans=()
+def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: False
                ) -> tuple[list[tuple[int, str]], set[int], set[int], set[int]]:
     """The words ``_ran`` reads as files run or read (each an offset and the word), the offsets of those an interpreter
     runs (or a reader reads) where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's
     command substitutions and subshells, ``shellcode.parts``), the offsets of those read as data, not run
-    (``_read_words``), and of those read as data only because a command's word names them (``_argument_words``)."""
+    (``_read_words``), and of those read as data only because a command's word names them (``_argument_words``).
+    A command's own word that is an expansion is one when it spells a `/` or ``a_path(at, word)`` says it holds a path
+    (``_path_valued``: `"$RUN_FILE_FULL"`, a variable the text set to one), not a command's name (`$DOCKER_CMD`)."""
     words = [(at, _word(text, at)) for m in _INTERPRETER.finditer(code)
              if (at := _script_word(text, m.end(), bool(m["python"]))) is not None]
     read, data = _read_words(text, code, spans)
@@ -1749,7 +1789,7 @@ def _ran_words(text: str, code: str, literal, spans=()
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
               and (code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start()))
-              and "/" in (word := _word(text, m.start()))]
+              and ("/" in (word := _word(text, m.start())) or a_path(m.start(), word))]
     comments = [(begin, end) for begin, end in literal if text.startswith("#", begin)]
     ends = [m.start() for m in _PIPELINE_END.finditer(text)]
     words += [(m.start(), m.group()) for m in _SCRIPT_NAMED.finditer(text)
@@ -1899,6 +1939,8 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
     for m in _READER.finditer(code):
         run = _fed_to_shell(text, code, m.end("reader"), strings)
         for at, word in _command_words(text, m.end("reader")):
+            if m["reader"] == "tar" and word.startswith(_TAR_FOLDER) and len(word) > len(_TAR_FOLDER):
+                at, word = at + len(_TAR_FOLDER), word[len(_TAR_FOLDER):]  # the folder it packs from (``_tar_sources``)
             if not word.startswith("-") and not word.isdigit():  # (a number: an option's, `head -n 5`)
                 found.append((at, word))
                 if not run:
@@ -1928,6 +1970,7 @@ _COPY = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P
 _COPY_TARGET = ("-t", "--target-directory")  # cp's and install's folder to copy into, before the files
 _COPY_VALUED = {"cp": ("-S", "--suffix"), "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S"),
                 "rsync": ("-e", "--rsh", "--exclude", "--include", "--filter", "-f"), "tar": ()}
+_TAR_FOLDER = "--directory="  # a `tar`'s folder to pack from or unpack into, in the option's own word
 _TAR_VALUED = "fCTXbgHKLNV"  # tar's one-letter options that take the next word (`-czf out.tgz`, `cf -`)
 
 
@@ -1963,23 +2006,29 @@ def _copied_words(words: list[tuple[int, str]], command: str) -> list[int]:
 
 
 def _tar_sources(words: list[tuple[int, str]]) -> list[int]:
-    """The offsets of the files a `tar` of ``words`` packs (``_copy_sources``): none unless it creates an archive."""
-    files, skip, create = [], 0, False
+    """The offsets of the files a `tar` of ``words`` packs (``_copy_sources``): none unless it creates an archive. A
+    folder a `-C`/`--directory` moves it to packs from is one of them whole (`tar -C shared -czf /tmp/s.tgz .`: any
+    file in it may be packed, and run where it is unpacked), and the words after it, paths in it, are left to it."""
+    files, skip, create, valued, moved = [], 0, False, [], False
     for k, (at, word) in enumerate(words):
         bundle = word[1:] if word.startswith("-") and not word.startswith("--") else word if k == 0 else ""
         if skip:
             skip -= 1
+            if valued and valued.pop(0) == "C":
+                files.append(at)
+                moved = True
         elif word in ("--create",) or word.startswith("--directory") or word.startswith("--file"):
             create = create or word == "--create"
-            if word.startswith("--directory"):
-                return []
             skip = 0 if "=" in word or word == "--create" else 1
+            valued = ["C"] if word == "--directory" else []
+            if word.startswith("--directory="):
+                files.append(at + len("--directory="))  # (``_read_words`` reads the value from there)
+                moved = True
         elif bundle and bundle.isalpha():
-            if "C" in bundle:
-                return []  # (packed from a folder `-C` names: passed over)
             create = create or "c" in bundle
-            skip = sum(bundle.count(letter) for letter in _TAR_VALUED)
-        elif not word.startswith("-"):
+            valued = [letter for letter in bundle if letter in _TAR_VALUED]
+            skip = len(valued)
+        elif not word.startswith("-") and not moved:
             files.append(at)
     return files if create else []
 
@@ -2399,7 +2448,7 @@ def _place(s: str, variables: dict[str, Place | None]) -> Place | None:
     if _LITERAL.fullmatch(s):
         return (TOP, posixpath.normpath(s)) if "/" in s or s.endswith(".sh") else None
     head, end = _head(s, variables)
-    rest = s[end:]
+    rest = _VARIABLE.sub(lambda m: _written(m, variables), s[end:]) if head is not None and "$" in s[end:] else s[end:]
     if head is None or not _REST.fullmatch(rest):
         return None
     if not rest.strip("/"):
@@ -2407,6 +2456,14 @@ def _place(s: str, variables: dict[str, Place | None]) -> Place | None:
     if head[0] == SELF:
         return None
     return head[0], posixpath.normpath(posixpath.join(head[1], rest.lstrip("/")))
+
+
+def _written(m: re.Match, variables: dict[str, Place | None]) -> str:
+    """A variable's expansion (``m``, ``_VARIABLE``) after a word's start (``_place``), as the relative path written out
+    that the text set it to (``_RELATIVE``: `RUN_FILE=server.sh; F="$WS_PATH/${RUN_FILE}"` is `"$WS_PATH/server.sh"`),
+    else as it stands (no place: the word is none)."""
+    value = variables.get(m["braced"] or m["bare"])
+    return value[1] if value and value[0] == _RELATIVE and _LITERAL.fullmatch(value[1]) else m.group()
 
 
 def _head(s: str, variables: dict[str, Place | None]) -> tuple[Place | None, int]:
