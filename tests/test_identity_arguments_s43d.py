@@ -76,11 +76,12 @@ def test_a_tracked_file_a_command_s_word_names_is_hashed(tmp_path, case):
 def test_words_that_name_nothing_tracked_hash_nothing(tmp_path):
     """Words that name no tracked file (an option, a model name, a number, an output, a path only the run knows, a glob
     whose folder only the run knows, the checkout's top, a variable's value naming a folder, mostly one a script
-    builds paths on) add nothing and take no identity away (s44c: a tracked folder a command's word names is read
+    builds paths on; s45d: not one a program it runs is given in its environment, `export D=shared/models`,
+    `MODELS=shared/models python3 x.py`, which test_identity_stale_s45d reads whole) add nothing and take no identity away (s44c: a tracked folder a command's word names is read
     whole, below)."""
     lines = ('python3 shared/open.py serve m --tp 8 --out "$OUT/r.json" --cfg "$CFG_DIR/x.yaml" "$TMP"/*.log\n'
              'python3 shared/open.py --dir . --root "$GITHUB_WORKSPACE" --models-dir models\n'
-             'MODELS=shared/models python3 shared/open.py\nexport D=shared/models\n'
+             'D=shared/models\nlocal_dir=shared/models; python3 shared/open.py\n'
              'for c in $(seq 1 3); do python3 shared/open.py --conc "$c"; done\n')
     repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + lines, **RUNS, "shared/models/m.txt": "x\n",
                                 "unrelated.txt": "x\n"})

@@ -219,7 +219,8 @@ def _read_by(path: str, folder: str, start: Start, running: str, blobs: dict[str
     # folder (``_named_folder``): as data
     named += [(helper, site, None) for entry, named_at in zip(read.arguments, read.argument_sites)
               for helper, site in each_of([entry], [named_at]) if blobs.get(helper) is not None
-              or _named_folder(helper, blobs, reached, whole=not shellwords.assigned_at(text, entry[0]))]
+              or _named_folder(helper, blobs, reached, whole=not shellwords.assigned_at(text, entry[0])
+                               or shellwords.exported_at(text, entry[0]))]
     # a script a copy command copies, or a folder it copies (``shellwords.Reading.copied``): the copy may run
     named += [(helper, site, None) for helper, site in each_of(read.copied, read.copied_sites)
               if runnable(helper, blobs.get(helper)) or _named_folder(helper, blobs, reached)]

@@ -1632,11 +1632,29 @@ def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, s
             ) -> None:
     """Each file of ``read.ran`` (``_ran``'s, just read) that a copy command copies (``_copy_sources``), into
     ``Reading.copied``, with the working folder at the copy (``Reading.copied_sites``; None for one copied where only
-    the run knows it, ``_run_elsewhere``)."""
+    the run knows it, ``_run_elsewhere``); and each folder of a variable alone that the text set to a name
+    (``_named_values``), also as a command's word (``Reading.arguments``: read whole)."""
     copies = _copy_sources(text, code)
+    for at in sorted(copies - {at for at, _ in read.ran}):  # `D=shared; cp -r "$D" "$T"`: the folder shared
+        for name in _named_values(text, read.assigned, at):
+            if (place := _from_cwd(_cwd_at(read.moved, at, start), name)) and place[0] in (TOP, FOLDER):
+                read.ran.append((at, place))
+                read.ran_sites.append(READ_AS_DATA)
+                read.arguments.append((at, place))
+                read.argument_sites.append(ARGUMENT)
     for at, place in dict.fromkeys((at, place) for at, place in read.ran if at in copies):
         read.copied.append((at, place))
         read.copied_sites.append(None if _run_elsewhere(code, spans, at) else _cwd_at(read.moved, at, start))
+
+
+def _named_values(text: str, assigned: list[tuple[str, Place | None, int, int]], at: int) -> list[str]:
+    """The names alone (``_BARE``: `shared`, no `/`, which is no place, ``_place``) a variable whose expansion alone is
+    the word at ``at`` was set to before it, each of its assignments': which one holds there may be the run's to say,
+    and copying more than bash copies costs a reuse at most."""
+    m = _VARIABLE.fullmatch(_bare(_word(text, at)))
+    values = [_bare(text[begin:end]) for name, place, begin, end in assigned
+              if m and name == (m["braced"] or m["bare"]) and place is None and end <= at]
+    return list(dict.fromkeys(value for value in values if _BARE.fullmatch(value) and not value.startswith(".")))
 
 
 def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | None],
@@ -1908,6 +1926,31 @@ def assigned_at(text: str, at: int) -> bool:
     """Whether the word at ``at`` of ``text`` (``Reading.arguments``) is a variable's value (`D=shared`, `local D=b`,
     `export CFG=c.json`, `CFG=c.json cmd`), not a command's word or an option's (`--dir=shared`)."""
     return _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at) is not None
+
+
+_EXPORTING = re.compile(r'(?:export|(?:declare|typeset|local|readonly)(?:[ \t]+-\w+)*[ \t]+-\w*x\w*)(?:[ \t]+-\w+)*')
+_ALL_EXPORTED = re.compile(r'(?<![^\s;&|(`])set[ \t]+(?:-\w*a\w*|-o[ \t]+allexport)(?![\w-])')
+_EXPORT_WORDS = re.compile(r'(?<![^\s;&|(`])(?:export|(?:declare|typeset)[ \t]+-\w*x\w*)[ \t]+([^\n;&|]*)')
+_COMMAND_BEFORE = re.compile(r'[^\n;&|(`]*\Z')  # what stands before a word in its command
+_PREFIX_WORD = re.compile(r'[A-Za-z_]\w*(?:\[[^]]*\])?\+?=|[0-9]*[<>#&]')  # an assignment, a redirection, a comment
+# search paths a program looks for its code along, not data it reads: PATH and PYTHONPATH the reading follows itself
+_SEARCH_PATH = re.compile(r'PATH|PYTHONPATH|LD_LIBRARY_PATH|LIBRARY_PATH|CPATH|MANPATH|PKG_CONFIG_PATH')
+
+
+def exported_at(text: str, at: int) -> bool:
+    """Whether a variable's value at ``at`` (``assigned_at``) is in the environment of a program the text runs, which
+    may read the folder it names (`os.environ["CFG_DIR"]`): its assignment is an `export` or `declare -x`, or a
+    command's (`CFG_DIR=shared/cfgs python3 r.py`), or the text exports its name elsewhere (`export CFG_DIR`) or every
+    variable (`set -a`). Not a search path (``_SEARCH_PATH``: ``pyimports`` and ``path_folders`` follow those)."""
+    m = _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at)
+    if m is None or _SEARCH_PATH.fullmatch(name := re.match(r"\w+", m.group()).group()):
+        return False
+    before = _COMMAND_BEFORE.search(text, 0, m.start()).group().split()
+    after = text[at + len(_word(text, at)):].split("\n", 1)[0].split(";", 1)[0].split()
+    if before and _EXPORTING.fullmatch(" ".join(before)) or after and not _PREFIX_WORD.match(after[0]):
+        return True  # (an `export`, or a command's word after it: no assignment, redirection or comment)
+    return _ALL_EXPORTED.search(text) is not None or any(
+        name in re.findall(r"(?<![\w$-])([A-Za-z_]\w*)(?![\w\[])", words) for words in _EXPORT_WORDS.findall(text))
 
 
 # A redirection of a file to a command's input (`< f`, `0< f`, `<> f`, `$(< f)`; not a heredoc's `<<`, a here-string's
