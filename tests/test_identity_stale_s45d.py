@@ -171,11 +171,13 @@ def test_a_submodule_given_through_a_variables_value_brings_its_commit(tmp_path,
     assert bumped_host == bumped_reuse and bumped_host not in (None, host)
 
 
-# what s45d leaves: a batch script `sbatch` (or `srun`) is given by its path, no interpreter before it, is hashed as
-# data (a command's word naming a file), but what it runs is not followed. (InferenceX's submit.sh names job.slurm
-# beside itself, `"$(dirname "$0")/job.slurm"`, which is read as a file run: JOBS above.)
-@pytest.mark.xfail(strict=True, reason="stale: what a batch script sbatch is given by its path runs is not followed")
-def test_what_a_batch_script_sbatch_runs_is_part_of_the_identity(tmp_path):
-    repo = _built(tmp_path, "sbatch -N 2 shared/job.slurm\n", {"shared/job.slurm": "#!/bin/bash\nbash shared/x.sh\n",
-                                                               **XY})
-    _each_edit_changes_the_identity_or_none(repo, XY_READ)
+# a batch script `sbatch` or `srun` is given by its path, no interpreter before it: hashed as data (a command's word
+# naming a file) but what it runs was not followed. (InferenceX's submit.sh names job.slurm beside itself,
+# `"$(dirname "$0")/job.slurm"`, which was read as a file run: JOBS above.)
+@pytest.mark.parametrize("line", ["sbatch -N 2 --time 01:00:00 shared/job.slurm\n",
+                                  "sbatch --parsable -o logs/%j.out shared/job.slurm arg1\n",
+                                  "srun -N 1 --ntasks-per-node=1 shared/job.slurm\n"])
+def test_what_a_batch_script_sbatch_runs_is_part_of_the_identity(tmp_path, line):
+    repo = _built(tmp_path, line, {"shared/job.slurm": "#!/bin/bash\nbash shared/x.sh\n", **XY})
+    assert _identity(repo) is not None
+    _each_edit_changes_the_identity_or_none(repo, ["shared/job.slurm", *XY_READ])

@@ -1869,20 +1869,35 @@ def _unquoted_glob(word: str) -> bool:
 _BEFORE_VALUE = re.compile(r'-{0,2}[A-Za-z_][\w.-]*(?:\[[^]]*\])?\+?=')
 
 
+_BATCH = frozenset(("sbatch", "srun", "salloc"))  # Slurm's: a script among their words is a program run
+_BATCH_SCRIPT = (".sh", ".bash", ".slurm", ".sbatch", ".py")
+
+
+def _batch_script(bare: str, before: str) -> bool:
+    """Whether a word of a ``_BATCH`` command (``bare``: quotes taken; ``before``: the word before it) is a script it
+    runs (s45d: `sbatch -N 2 shared/job.slurm`, `srun --mpi=pmix tools/run`): no option, and a script's ending, or a `/`
+    where no option stands before it whose value it may be (`-o logs/%j.out`). Each such word is read as one: one that
+    runs none costs a reuse at most."""
+    if bare.startswith("-"):
+        return False
+    return bare.endswith(_BATCH_SCRIPT) or "/" in _AN_EXPANSION.sub("", bare) and not (
+        before.startswith("-") and "=" not in before)
+
+
 def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """Each word of each command of ``text`` (found where a command begins in its ``code``; not in a comment or a
     heredoc's body, ``literal``), its own word and its assignments among them, that may name a file the program opens:
     the word (`c.json`, `"$D/t.jinja"`), or what follows the `=` of an option's or an assignment's word
     (`--config=c.json`, `CFG=c.json`); never an option alone, a number or a redirection (``_read_words`` reads the
     file after a `<`), nor the words of ``_NO_ARGUMENTS``' commands. Each an offset and the word; and, second, each
-    command's own word that is a path (a `/` in it outside its expansions, quoted or not: `"./$f"`), a file run."""
+    command's own word that is a path (a `/` outside its expansions: `"./$f"`) or a Slurm one's script, a file run."""
     skipped = sorted((begin, end) for begin, end in literal if not text.startswith("'", begin))
     starts = [begin for begin, _ in skipped]
     found: list[tuple[int, str]] = []
     commands: list[tuple[int, str]] = []
     tests = [(t.start(), t.end()) for t in _TEST_SPAN.finditer(code)]
     for m in _COMMAND_WORD.finditer(code):
-        at, first = m.end(), True
+        at, first, batch, before = m.end(), True, False, ""
         if (blanked := next((i for i in range(m.start(), at) if text[i] != code[i]), at)) < at:
             # a quoted word, blank in the code: the command's own (`"./$f"`), else no command begins here (a string's
             # second line, an array's words)
@@ -1902,8 +1917,10 @@ def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]
                 if first and bare in _NO_ARGUMENTS or bare in _TEST_WORDS:
                     break
                 assignment = shellgrammar.ASSIGNMENT.match(bare)
-                if first and not assignment and "/" in _AN_EXPANSION.sub("", bare):
+                if first and not assignment and "/" in _AN_EXPANSION.sub("", bare) or batch and _batch_script(
+                        bare, before):
                     commands.append((at, word))
+                batch, before = batch or first and not assignment and posixpath.basename(bare) in _BATCH, bare
                 first = first and bool(assignment)  # the command's word follows
                 if text.startswith(")", at + len(word)) or re.search(r"\s", bare):
                     pass  # a `case` item's pattern; a word no path is (read across a string's lines)
