@@ -141,6 +141,9 @@ BY_VALUE = {
     "CFG_DIR=shared/cfgs python3 r.py (a command's environment)": (
         "CFG_DIR=shared/cfgs python3 shared/r.py\n",
         {"shared/r.py": LISTS.format("os.environ['CFG_DIR']"), "shared/cfgs/a.yaml": None}, ["shared/cfgs/a.yaml"]),
+    "f() { local -x MODE=fast CFG_DIR=shared/cfgs; python3 r.py; } (the second of a declaration's)": (
+        "f() {\n  local -x MODE=fast CFG_DIR=shared/cfgs\n  python3 shared/r.py\n}\nf\n",
+        {"shared/r.py": LISTS.format("os.environ['CFG_DIR']"), "shared/cfgs/a.yaml": None}, ["shared/cfgs/a.yaml"]),
     "CFG_DIR=shared/cfgs; export CFG_DIR; python3 r.py": (
         "CFG_DIR=shared/cfgs\nexport CFG_DIR\npython3 shared/r.py\n",
         {"shared/r.py": LISTS.format("os.environ['CFG_DIR']"), "shared/cfgs/a.yaml": None}, ["shared/cfgs/a.yaml"]),

@@ -1945,7 +1945,7 @@ def assigned_at(text: str, at: int) -> bool:
     return _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at) is not None
 
 
-_EXPORTING = re.compile(r'(?:export|(?:declare|typeset|local|readonly)(?:[ \t]+-\w+)*[ \t]+-\w*x\w*)(?:[ \t]+-\w+)*')
+_DECLARING = ("declare", "typeset", "local", "readonly")  # each exports with a `-x` among its options
 _ALL_EXPORTED = re.compile(r'(?<![^\s;&|(`])set[ \t]+(?:-\w*a\w*|-o[ \t]+allexport)(?![\w-])')
 _EXPORT_WORDS = re.compile(r'(?<![^\s;&|(`])(?:export|(?:declare|typeset)[ \t]+-\w*x\w*)[ \t]+([^\n;&|]*)')
 _COMMAND_BEFORE = re.compile(r'[^\n;&|(`]*\Z')  # what stands before a word in its command
@@ -1964,7 +1964,8 @@ def exported_at(text: str, at: int) -> bool:
         return False
     before = _COMMAND_BEFORE.search(text, 0, m.start()).group().split()
     after = text[at + len(_word(text, at)):].split("\n", 1)[0].split(";", 1)[0].split()
-    if before and _EXPORTING.fullmatch(" ".join(before)) or after and not _PREFIX_WORD.match(after[0]):
+    if before and (before[0] == "export" or before[0] in _DECLARING and any(
+            word.startswith("-") and "x" in word for word in before[1:])) or after and not _PREFIX_WORD.match(after[0]):
         return True  # (an `export`, or a command's word after it: no assignment, redirection or comment)
     return _ALL_EXPORTED.search(text) is not None or any(
         name in re.findall(r"(?<![\w$-])([A-Za-z_]\w*)(?![\w\[])", words) for words in _EXPORT_WORDS.findall(text))
