@@ -178,6 +178,10 @@ def test_recipe_changes_are_against_main_s_newest_run():
     (pr,) = head({R.OUTPUT_TPUT_PER_GPU: 700.0})
     pr.update({R.IMAGE: "vllm/vllm-openai:v0.26.0", R.RECIPE_FINGERPRINT: "new"})
     (v,) = C.compare_records([pr], base).verdicts
+    # s45l: judged against main's two v0.26.0 runs alone, too few; never against a mix of both images
+    assert v.verdict == C.INSUFFICIENT and v.n == 2 and v.recipe_changes == []
+    assert [r[R.RUN_ID] for r in v.passed_over.runs] == ["m2", "m1", "m0"]
+    (v,) = C.compare_records([pr], base, min_samples=2).verdicts
     assert v.verdict == C.REGRESSED and v.recipe_changes == []
     pr.update({R.IMAGE: "vllm/vllm-openai:v0.27.0", R.RECIPE_FINGERPRINT: "newer"})
     assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]

@@ -327,7 +327,8 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == R.CANCELLED, "ref": ref, "unjudged": pt in unjudged,
             "moved": unjudged.get(pt),
-            "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
+            "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base),
+            "passed": pt in comparison.passed_over})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
         base_xy = _median_xy(base)
         if base_xy is None:  # review: these were left off, and the chart read as a clean run
@@ -338,7 +339,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "base": base_xy,
             "at": base_xy, "flag": NOT_MEASURED, "new": False, "rehearsal": False, "cancelled": False, "ref": ref,
             "unjudged": False, "moved": None, "missing": None, "verdict": None, "dropped": True,
-            "base-rehearsal": any(b.get(R.REHEARSAL) for b in base)})
+            "base-rehearsal": any(b.get(R.REHEARSAL) for b in base), "passed": pt in comparison.passed_over})
     return groups
 
 
@@ -685,8 +686,11 @@ def baseline_label(items: list[dict], baseline: tuple[str, int]) -> str:
     # A point the run did not measure (``dropped``) stands at the baseline's newest run of it (the store gives
     # that one alone): counted, it read "1–5 found" beside a headline's "last 5 runs" (review25).
     shown = [item for item in items if item["base"]]
-    runs = sorted({item["runs"] for item in [i for i in shown if not i.get("dropped")] or shown}) or [0]
-    found = [] if runs[0] >= window else [f"{runs[0]}\u2013{runs[-1]} found" if len(runs) > 1 else f"{runs[0]} found"]
+    counted = [i for i in shown if not i.get("dropped")] or shown
+    runs = sorted({item["runs"] for item in counted}) or [0]
+    at = C.NEWEST_RECIPE if any(item.get("passed") for item in counted) else ""  # main's older recipe passed over
+    found = [] if runs[0] >= window else [
+        (f"{runs[0]}\u2013{runs[-1]} found" if len(runs) > 1 else f"{runs[0]} found") + at]
     short = R.short_ref(ref)
     where = "; ".join(found + ([ref] if ref != short else []))
     return f"baseline median of {short}'s last {window} runs" + (f" ({where})" if where else "")

@@ -5,8 +5,9 @@ provenance at the top level, measurements under ``record["metrics"]``.
 
 For each point of the PR run (``record.POINT``) and each compared metric, the
 baseline is the point's results in the last ``window`` runs on the baseline
-ref. The head value is judged as one new observation drawn from the baseline's
-distribution, all of the run's comparisons together (``noise.py``: moderated
+ref that ran the recipe of the newest of them (``current_recipe``: where main changed the recipe within the
+window, its older runs are passed over and named, not mixed in). The head value is judged as one new
+observation drawn from the baseline's distribution, all of the run's comparisons together (``noise.py``: moderated
 variances, Benjamini-Hochberg): a verdict other than ``unchanged`` needs the head
 significant (outside its interval) AND a relative change from the baseline
 median larger than the threshold, the same way (above the interval and up, or below it and down). Fewer than ``min_samples`` baseline values gives
@@ -42,6 +43,9 @@ FAILING = (FAILED, REGRESSED)  # the eval verdicts --fail-on-regression exits 3 
 # A point the baseline has and the run did not measure (Comparison.dropped), as the headline, the tables and
 # the charts name it.
 NOT_MEASURED = "not measured"
+# What a count of baseline runs is of where the baseline ref changed a point's recipe within the window (its runs of
+# the newest recipe, the older ones passed over: ``current_recipe``), as the headline and the charts' legend say it
+NEWEST_RECIPE = " at the newest recipe"
 
 # Recipe fields named when a point's recipe differs from its baseline's, in this order.
 # The KV-offload backend and its version read as one phrase ("lmcache 0.5.3").
@@ -116,6 +120,10 @@ class Verdict:
     # Which side's figures are the stand-in server's (``rehearsal`` says either): a rehearsed run
     # is judged against main's real runs, whose column must not read as a rehearsal.
     sides: tuple[bool, bool] = (False, False)  # (the PR's, the baseline's)
+    # the runs of the point's window at another recipe than its newest run's, left out of its baseline
+    # (``PassedOver``); None when none was
+    passed_over: PassedOver | None = None
+    why: str | None = None  # why it is insufficient-data, where runs passed over left too few (``PassedOver.why``)
 
     def contract_verdict(self) -> tuple:
         """(metric, head, baseline median, change, verdict) in CONTRACTS section 8's five words. A
@@ -142,6 +150,10 @@ class Verdict:
                     "p-adjusted": self.p_adjusted, "verdict": verdict})
         if self.status is not None:
             out[R.STATUS] = self.status
+        if self.passed_over is not None:
+            out["passed-over"] = self.passed_over.as_json()
+        if self.why:
+            out["why"] = self.why
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
             out[R.REHEARSAL] = True
         return out
@@ -206,6 +218,7 @@ class Comparison:
     pr: int | None = None  # the pull request whose ref (refs/pull/N/...) every record of the run names, else None
     notes: list = field(default_factory=list)  # what the reports say under the headline (an empty baseline file)
     echoed: dict = field(default_factory=dict)  # point -> Echoed: one output stored as several of its baseline runs
+    passed_over: dict = field(default_factory=dict)  # point -> PassedOver: its window's runs of another recipe
     unordered: list = field(default_factory=list)  # Unordered: a baseline run placed by a time of unknown order
     not_compared: list = field(default_factory=list)  # NotCompared: a metric the run's output gives nothing of
     # chart group -> (group, series, records) of the nearest recipe the baseline measured, for a chart of recipes it
@@ -524,36 +537,109 @@ def _short(name: str, old: str, new: str) -> tuple[str, str]:
 
 
 def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
-    """The recipe fields whose PR value differs from the newest baseline run's, in words. Against
-    the newest only: when main changed a recipe itself its window mixes the old and the new, and
-    a PR that runs main's current recipe changed nothing. Without fingerprints (rows of
-    `full-sweep` or `--row`) the fields themselves are compared. Last, the benchmark client when the two
-    are known clients that differ (``R.CLIENT_NAMES``: ``client vllm-bench -> aiperf``): every client's
-    figures are in one set of units, but two clients count a run apart, which no fingerprint holds."""
+    """The recipe fields whose PR value differs from the newest baseline run's, in words
+    (``recipe_differences``). Against the newest only: when main changed a recipe itself, the baseline is of its
+    newest recipe (``current_recipe``), and a PR that runs main's current recipe changed nothing. Last, the
+    benchmark client when the two are known clients that differ (``R.CLIENT_NAMES``: ``client vllm-bench ->
+    aiperf``): every client's figures are in one set of units, but two clients count a run apart, which no
+    fingerprint holds."""
     if not baseline:
         return []
-    newest, fingerprint = baseline[0], head.get(R.RECIPE_FINGERPRINT)
+    newest = baseline[0]
     clients = [newest.get(R.CLIENT), head.get(R.CLIENT)]
     client = [f"{R.CLIENT} {clients[0]} \u2192 {clients[1]}"] if (
         clients[0] != clients[1] and all(c in R.CLIENT_NAMES for c in clients)) else []
-    if fingerprint is not None and newest.get(R.RECIPE_FINGERPRINT) == fingerprint:
-        return client
+    return recipe_differences(newest, head) + client
+
+
+def recipe_differences(old: dict, new: dict) -> list[str]:
+    """The recipe fields (RECIPE_FIELDS) whose value in ``new`` differs from ``old``'s, in words (``image v0.11.0 ->
+    v0.12.0``); where none does and the fingerprints differ (a flag, the runner pool), the fingerprints. Without
+    fingerprints (rows of `full-sweep` or `--row`) the fields themselves are compared. [] for one recipe."""
+    fingerprint = new.get(R.RECIPE_FINGERPRINT)
+    if fingerprint is not None and old.get(R.RECIPE_FINGERPRINT) == fingerprint:
+        return []
     out = []
     for name in RECIPE_FIELDS:
-        new, old = _display(name, head), _display(name, newest)
-        if old == new:
+        after, before = _display(name, new), _display(name, old)
+        if before == after:
             continue
-        old_text, new_text = ("none" if old is None else str(old)), ("none" if new is None else str(new))
-        if old and new:
-            old_text, new_text = _short(name, str(old), str(new))
+        old_text, new_text = ("none" if before is None else str(before)), ("none" if after is None else str(after))
+        if before and after:
+            old_text, new_text = _short(name, str(before), str(after))
         out.append(f"{name} {old_text} \u2192 {new_text}")
-    if not out and newest.get(R.RECIPE_FINGERPRINT) != fingerprint:
-        out.append(f"{R.RECIPE_FINGERPRINT} {newest.get(R.RECIPE_FINGERPRINT)} \u2192 {fingerprint}")
-    return out + client
+    if not out and old.get(R.RECIPE_FINGERPRINT) != fingerprint:
+        out.append(f"{R.RECIPE_FINGERPRINT} {old.get(R.RECIPE_FINGERPRINT)} \u2192 {fingerprint}")
+    return out
 
 
-def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict) -> list[Verdict]:
-    """The verdicts of one point; ``judged`` maps its (point, metric) comparisons to noise.Judged."""
+def same_recipe(one: dict, other: dict) -> bool:
+    """Whether two records ran one recipe: their fingerprints alike where both carry one, else (a row of
+    `full-sweep` or `--row`, or stored before fingerprints) every RECIPE_FIELDS value alike: an unknown
+    fingerprint differs from nothing, as an eval's unknown sample count does (``evals.incomparable``)."""
+    mine, theirs = one.get(R.RECIPE_FINGERPRINT), other.get(R.RECIPE_FINGERPRINT)
+    if mine is not None and theirs is not None:
+        return mine == theirs
+    return all(_display(name, one) == _display(name, other) for name in RECIPE_FIELDS)
+
+
+@dataclass
+class PassedOver:
+    """The runs of a point's baseline window whose recipe is not that of its newest run there (``same_recipe``):
+    main changed the recipe within the window (its image moved two runs ago), and a median and a spread over both
+    recipes would judge the run against neither, the mix's spread widening its interval. Left out of the point's
+    baseline (``current_recipe``), counted and named."""
+
+    point: tuple
+    window: list[dict]  # the point's window as picked (``baseline_window``), newest first
+    runs: list[dict]  # those of it passed over, newest first
+
+    @property
+    def newest(self) -> dict:
+        return self.window[0]
+
+    @property
+    def since(self) -> dict:
+        """The first run of the newest recipe after the newest run passed over: where main's recipe changed."""
+        return self.window[self.window.index(self.runs[0]) - 1]
+
+    def change(self) -> str:
+        """What changed from the newest run passed over to the newest run: ``image v0.25.1 -> v0.27.0``."""
+        return "; ".join(recipe_differences(self.runs[0], self.newest))
+
+    def why(self, n: int, min_samples: int) -> str:
+        """Why the point's metric with ``n`` baseline values is insufficient-data (fewer than ``min_samples``)."""
+        from sweepgate.core.report import count
+
+        return (f"{count(n, 'baseline run')} of the newest recipe, fewer than --min-samples {min_samples}: "
+                f"{count(len(self.runs), 'older run')} of another recipe passed over ({self.change()} from baseline "
+                f"run {self.since.get(R.RUN_ID)})")
+
+    def as_json(self) -> list[dict]:
+        """``[{"run-id", "why"}]``, newest first, as an eval score's ``passed-over`` names its run."""
+        newest = self.newest.get(R.RUN_ID)
+        return [{R.RUN_ID: str(rec.get(R.RUN_ID)),
+                 "why": f"another recipe than baseline run {newest}, the newest "
+                        f"({'; '.join(recipe_differences(rec, self.newest))})"} for rec in self.runs]
+
+
+def current_recipe(baselines: dict[tuple, list[dict]]) -> tuple[dict[tuple, list[dict]], dict[tuple, PassedOver]]:
+    """(each point's window, ``baseline_window``'s, kept to the runs of its newest run's recipe; point ->
+    ``PassedOver`` of each point that had runs of another). A PR is judged against main's current recipe at the
+    point; its own recipe change, against that newest run, is named beside it (``recipe_changes``)."""
+    kept, passed = {}, {}
+    for pt, window in baselines.items():
+        alike = [rec for rec in window if same_recipe(rec, window[0])] if window else window
+        kept[pt] = alike
+        if len(alike) < len(window):
+            passed[pt] = PassedOver(pt, window, [rec for rec in window if not same_recipe(rec, window[0])])
+    return kept, passed
+
+
+def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict,
+                    passed: PassedOver | None = None) -> list[Verdict]:
+    """The verdicts of one point; ``judged`` maps its (point, metric) comparisons to noise.Judged; ``passed``: the
+    runs of its window at another recipe, left out of ``base`` (``current_recipe``)."""
     out = []
     sides = (bool(head.get(R.REHEARSAL)), any(b.get(R.REHEARSAL) for b in base))
     rehearsal = any(sides)
@@ -563,7 +649,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         median = statistics.median(rates) if rates else None
         return [Verdict(pt, None, None, len(base), median, None, None, None, FAILED,
                         settings.threshold_for(str(pt[0]), R.SUCCESS_RATE), rehearsal, changes, head[R.STATUS],
-                        detail=_requests_done(head), sides=sides)]
+                        detail=_requests_done(head), sides=sides, passed_over=passed)]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
         if (pending := _pending(value, values, settings.min_samples, bool(base))) is not None:
@@ -572,9 +658,10 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         else:
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
+        why = passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
                            rehearsal, changes, p_adjusted=p_adjusted,
-                           sides=sides))
+                           sides=sides, passed_over=passed, why=why))
     return out
 
 
@@ -662,12 +749,14 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     base = [b for b in baseline_records if str(b.get(R.RUN_ID)) not in run_ids]  # never the run's own
     past = past_of(pr_records)
     echoed: dict = {}
-    baselines = baseline_window(base, settings.window, past=past, echoed=echoed)
-    echoed = {pt: e for pt, e in echoed.items() if pt in heads}
+    picked = baseline_window(base, settings.window, past=past, echoed=echoed)
+    baselines, passed = current_recipe(picked)  # main's newest recipe at each point, not a mix of two
+    echoed = {pt: e for pt, e in echoed.items()
+              if pt in heads and set(e.runs) & {str(r.get(R.RUN_ID)) for r in baselines.get(pt, [])}}
     judged = _judge_run(heads, baselines, settings)
     verdicts: list[Verdict] = []
     for pt in sorted(heads, key=point_sort_key):
-        verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings, judged))
+        verdicts.extend(_point_verdicts(pt, heads[pt], baselines.get(pt, []), settings, judged, passed.get(pt)))
     if run is None:
         run = str(next((r.get(R.RUN_ID) for r in pr_records if r.get(R.RUN_ID) is not None), ""))
     repeated = {pt: n for pt, recs in measured.items() if (n := len(measurements_of(recs))) > 1}
@@ -684,8 +773,9 @@ def compare_records(pr_records: list[dict], baseline_records: list[dict], *, run
     return Comparison(run, verdicts, heads, {pt: baselines.get(pt, []) for pt in heads}, repeated,
                       not_measured=missing, dropped={pt: recs for pt, recs in dropped.items() if recs},
                       pr=pr_of(pr_records), notes=notes, echoed=echoed,
-                      unordered=unordered_baselines(heads, baselines, base, past),
-                      not_compared=not_compared(heads, missing, settings))
+                      unordered=unordered_baselines(heads, picked, base, past),
+                      not_compared=not_compared(heads, missing, settings),
+                      passed_over={pt: p for pt, p in passed.items() if pt in heads or pt in dropped})
 
 
 @dataclass

@@ -319,11 +319,32 @@ def summary_line(comparison: C.Comparison, baseline_ref: str, window: int) -> st
                         *([f"eval scores: {', '.join(scores)}"] if scores else [])]) or NOTHING_COMPARED
     found = sorted({v.n for v in comparison.verdicts if v.n})  # a new point has no baseline run
     many = f"{found[0]}\u2013{found[-1]}" if len(found) > 1 else f"{found[0]}" if found else ""
+    at = C.NEWEST_RECIPE if any(v.passed_over for v in comparison.verdicts) else ""  # runs of another passed over
     runs = (f"last {window} runs; none at these points" if not found  # "0 found" read as main having no runs
-            else f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found")
+            else f"last {window} runs" if found[0] >= window else f"last {window} runs; {many} found{at}")
     if comparison.evals and not comparison.verdicts:
         runs = _eval_window(comparison.evals, window)
     return f"run {comparison.run} against {R.short_ref(baseline_ref)} ({runs}): {counts}"
+
+
+def passed_over_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
+    """Say where the baseline ref changed a point's recipe within the window (``C.PassedOver``): the run's points
+    there are judged against its runs of the newest recipe alone, the older ones passed over; how many runs, what
+    changed and from which run, and how many points that left too few runs to judge (``Verdict.why``)."""
+    passed = [p for pt, p in comparison.passed_over.items() if pt in comparison.heads]
+    if not passed:
+        return None
+    ref = R.short_ref(baseline_ref)
+    changes = list(dict.fromkeys(f"{p.change()} from run {p.since.get(R.RUN_ID)}" for p in passed))
+    named = "; ".join(changes[:shown]) + (f"; and {len(changes) - shown} more" if len(changes) > shown else "")
+    runs = len({str(r.get(R.RUN_ID)) for p in passed for r in p.runs})
+    short = len({v.point for v in comparison.verdicts if v.why})
+    one = len(passed) == 1
+    return (f"At {count(len(passed), 'point')} {ref} changed the recipe within the window ({named}): "
+            f"{'it is' if one else 'they are'} judged against {ref}'s runs of the newest recipe alone, "
+            f"{count(runs, 'older run')} of another recipe passed over"
+            + (f"; {count(short, 'point')} {'has' if short == 1 else 'have'} fewer than --min-samples such runs: "
+               f"insufficient-data until {ref} has run the new recipe that often" if short else "") + ".")
 
 
 def _eval_window(evals: list, window: int) -> str:
@@ -757,6 +778,8 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         head += [f"> {_md_escape(note)}", ""]
     if note := not_measured_note(comparison, baseline_ref, naming=naming):
         head += [f"> {_md_escape(note)}", ""]
+    if note := passed_over_note(comparison, baseline_ref):
+        head += [f"> {_md_escape(note)}", ""]
     head += [line for note in not_compared_notes(comparison) for line in (f"> {_md_escape(note)}", "")]
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
@@ -1038,7 +1061,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         print_counts(console, line)
     print_counts(console, summary_line(comparison, baseline_ref, window))
     for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming),
-                 *not_compared_notes(comparison)):
+                 passed_over_note(comparison, baseline_ref), *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow")
     _eval_table(console, comparison, naming, baseline_ref)
