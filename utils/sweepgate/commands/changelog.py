@@ -82,9 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.set_defaults(_action=cmd_add)
 
     rebase = sub.add_parser("rebase", help="rebuild the changelog as ONTO's bytes plus this branch's entries")
-    rebase.add_argument("--onto", type=argtypes.not_empty, default="origin/main",
-                        help="target branch (default: origin/main); during a git rebase, the commit it replays "
-                             "the branch onto")
+    rebase.add_argument("--onto", type=argtypes.not_empty, default=None,
+                        help="target branch (default: origin/main; during a conflicted git rebase or merge in a "
+                             "clone without it, the commit the rebase replays the branch onto or the merge takes "
+                             "in); during a git rebase, the commit it replays the branch onto")
     rebase.add_argument("--branch", type=argtypes.not_empty, default=None,
                         help="take the branch's entries from this commit's changelog instead of the working "
                              "tree (REBASE_HEAD during a conflicted rebase, ORIG_HEAD during a conflicted merge, "

@@ -465,15 +465,21 @@ def _history_commit(git, src: str, onto: str, branch: str | None, state) -> str:
     return _merge_base(git, src, onto)
 
 
-def rebase(git, path: str, onto_ref: str, branch: str | None = None, committing=None) -> Edit:
+def rebase(git, path: str, onto_ref: str | None, branch: str | None = None, committing=None) -> Edit:
     """Rebuild the changelog as ``onto_ref``'s bytes plus this branch's entries at its end.
 
     The branch's entries come from ``branch``'s committed changelog, else the working tree's: the
     ones it appended, and whole entries it inserted inside the history (moved to the end, before the
-    appended ones, each after one empty line).
+    appended ones, each after one empty line). ``onto_ref`` None (no --onto): UPSTREAMS[0]; where that is
+    no commit here (a clone without origin) during a conflicted operation, the operation's own commit
+    (``onto_of``), as its fix would name it.
     """
-    onto = git.resolve(onto_ref, "--onto", lambda: existing_upstream(git))
     state = in_progress(git)
+    if onto_ref is None:
+        onto_ref = UPSTREAMS[0]
+        if state and state[1] and not git.commit_of(onto_ref):
+            onto_ref = onto_of(git, state)
+    onto = git.resolve(onto_ref, "--onto", lambda: existing_upstream(git))
     _refuse_another_onto(git, path, onto, onto_ref, branch, state)
     said = operation_fix(git, state, onto_ref, path) if state else None  # the operation's own fix, built once
     if said:
