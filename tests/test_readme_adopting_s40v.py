@@ -10,7 +10,9 @@ Its two blocks are taken from README.md and run with bash under `set -e`, with `
   that is a venv of its own (no sweepgate in it, none of the test's environment) holding a `vllm`
   distribution at a nightly's version, whose parser code is laid out where vLLM's is. The stand-in takes
   only what the block uses of `docker run`, mounts at the same path inside and out, and refuses a
-  PYTHONPATH entry no mount puts in the container, so the block must bring sweepgate in itself.
+  PYTHONPATH entry no mount puts in the container, so the block must bring sweepgate in itself; an
+  `--out` in no writable mount (it would stay in the container) and a `-u` other than the caller's.
+  A capture that fails (an image without vLLM) leaves no file, empty or not, in the repository (s45k).
 """
 
 from __future__ import annotations
@@ -135,7 +137,7 @@ their paths, and the container sees none of the caller's environment but its -e 
 import json, os, sys
 from pathlib import Path
 
-args, mounts, env, entry = sys.argv[1:], [], {{}}, None
+args, mounts, writable, env, entry = sys.argv[1:], [], [], {{}}, None
 assert args.pop(0) == "run", args
 while args[0].startswith("-"):
     flag = args.pop(0)
@@ -143,10 +145,15 @@ while args[0].startswith("-"):
         continue
     value = args.pop(0)
     if flag == "-v":
-        src, dst = value.split(":")[:2]
+        src, dst, *mode = value.split(":")
         if src != dst or not os.path.isdir(src):
             sys.exit(f"docker (stand-in): mount {{value}} is not a folder at the same path inside")
         mounts.append(dst)
+        if mode != ["ro"]:
+            writable.append(dst)
+    elif flag == "-u":
+        if value != f"{{os.getuid()}}:{{os.getgid()}}":
+            sys.exit(f"docker (stand-in): -u {{value}} is not the caller's uid:gid")
     elif flag == "-e":
         name, _, val = value.partition("=")
         env[name] = val
@@ -155,6 +162,9 @@ while args[0].startswith("-"):
     else:
         sys.exit(f"docker (stand-in): {{flag}} is not taken")
 image, command = args[0], args[1:]
+for flag, value in zip(command, command[1:]):
+    if flag == "--out" and not any(value.startswith(m.rstrip("/") + "/") for m in writable):
+        sys.exit(f"docker (stand-in): --out {{value}} is in no writable mount: it would stay in the container")
 venv = json.loads((Path(__file__).parent / "images.json").read_text())[image]
 for entry_path in env.get("PYTHONPATH", "").split(os.pathsep):
     if entry_path and not any(m == entry_path or m.startswith(entry_path.rstrip("/") + "/") for m in mounts):
@@ -199,3 +209,25 @@ def test_the_capture_inside_an_image_runs_as_written_for_a_vllm_with_no_pypi_ver
         assert any(flag in option["flags"] for option in manifest["options"]), manifest["options"]
         assert not (repo / f"{engine}.json").exists()
     assert manifest["captured-with-stubs"] and "CpuPlatform" in manifest["captured-with-stubs"][0], manifest
+
+
+def test_a_capture_that_fails_leaves_no_file_behind(tmp_path):
+    """Review (s45k): the block redirected the manifest (`> "$engine.json"`), and the shell made the file before
+    the capture ran: an image whose capture fails left an empty vllm.json in the current folder. The block
+    now has the capture write it (`--out`, a temporary file renamed once whole)."""
+    capture, _ = _blocks()
+    repo, env = _repo(tmp_path), _env(tmp_path)
+    venv = tmp_path / "image"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)  # no vLLM
+    stand_in = tmp_path / "bin" / "docker"
+    stand_in.write_text(DOCKER.format(python=sys.executable), encoding="utf-8")
+    stand_in.chmod(0o755)
+    (stand_in.parent / "images.json").write_text(json.dumps({IMAGE: str(venv)}), encoding="utf-8")
+    before = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=repo,
+                            env=env, capture_output=True, text=True, check=True).stdout
+    script = capture.replace("IMAGE", IMAGE).replace("TAG", TAG)
+    proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=300)
+    assert "vllm" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr  # the capture said why
+    after = subprocess.run(["git", "status", "--porcelain", "--ignored", "--untracked-files=all"], cwd=repo,
+                           env=env, capture_output=True, text=True, check=True).stdout
+    assert after == before, after
