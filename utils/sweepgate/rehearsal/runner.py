@@ -1813,8 +1813,16 @@ def rehearse(args) -> int:
         emit(_problem_diagnostics(root, script, done.problems, tail))
         if tail:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
+        if not args.work_dir:  # the log is what a failure is read by: its temporary folder stays, said last
+            print(f"rehearse: its work dir {work} is kept for its log; remove it with rm -rf {shlex.quote(str(work))}",
+                  file=sys.stderr)
         return 1
-    print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
+    if args.work_dir:
+        print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
+    else:  # a stand-in's figures and a log of a run that passed: nothing to read, nothing left behind
+        remove_work_dir(work)
+        print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(p.name for p in done.outputs)}, removed with "
+              f"its temporary work dir (--work-dir DIR keeps it)")
     print(f"rehearse: {flags_unchecked(config_key)}")
     return 0
 
