@@ -57,7 +57,8 @@ def test_compare_on_a_narrow_terminal_breaks_its_headline_and_units_line_between
     for item in items(headline) + items(UNITS):
         assert len(item) > int(columns) or any(item in line for line in lines), (item, lines)
     tail = lines[next(i for i, line in enumerate(lines) if line.startswith("run pr-7 against")):]
-    assert " ".join(tail) == headline, "nothing lost, the headline still the last line"
+    assert " ".join(line.strip() for line in tail) == headline, "nothing lost, the headline still the last line"
+    assert all(line.startswith("  ") for line in tail[1:]), tail  # one sentence wrapped, not new lines (s45k)
 
 
 def test_show_on_a_narrow_terminal_keeps_each_column_beside_what_it_is(tmp_path, db):

@@ -907,6 +907,7 @@ def _console(stream):
 FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
+HANG = 2  # a wrapped sentence's lines after its first sit this far in (print_wrapped's indent)
 _units = show.cell_units  # where a folded cell may break (``_folded``): between words, an interval kept whole
 
 
@@ -1057,13 +1058,15 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         print_wrapped(console, line)
     if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
+    # the headline and the notes under it: a line a terminal wraps goes on under its first (HANG), one
+    # sentence as print_wrapped's above (review s45k: rich's wrapping began the headline's second line at column 0)
     if line := points_line(comparison):
-        print_counts(console, line)
-    print_counts(console, summary_line(comparison, baseline_ref, window))
+        print_counts(console, line, hang=HANG)
+    print_counts(console, summary_line(comparison, baseline_ref, window), hang=HANG)
     for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming),
                  passed_over_note(comparison, baseline_ref), *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
-            print_counts(console, note, style="yellow")
+            print_counts(console, note, style="yellow", hang=HANG)
     _eval_table(console, comparison, naming, baseline_ref)
 
 
