@@ -65,3 +65,65 @@ def test_the_headline_wrapped_on_a_terminal_reads_as_one_sentence(tmp_path, caps
     piped = _compare(tmp_path, db, tty=False)  # no COLUMNS: a pipe's width is no terminal's
     (one,) = [line for line in piped.splitlines() if line.startswith("run 200 against")]
     assert " ".join(line.strip() for line in headline) == one, (headline, one)
+
+
+# --- the temporary baseline folder, removed whole under a second Ctrl-C ------------------------------------------
+
+SECOND_SIGNAL = r'''
+import os, signal, sys
+from pathlib import Path
+from sweepgate.core import github
+from sweepgate.results import source
+
+made = Path(sys.argv[1])
+
+
+def download(repository, token, dest, **kw):
+    """An artifact read into the folder, then the first Ctrl-C, as a user presses it mid-download."""
+    made.write_text(str(dest))
+    for i in range(40):
+        (Path(dest) / str(i)).mkdir()
+        (Path(dest) / str(i) / "records.jsonl").write_text("{}\n")
+    os.kill(os.getpid(), signal.SIGINT)
+    signal.pause()  # the KeyboardInterrupt is raised here at the latest
+
+
+github.download_run_artifacts = download
+unlink, removed = os.unlink, []
+
+
+def counted(path, *args, **kw):
+    removed.append(path)
+    if len(removed) == 5:  # well into the removal: a second Ctrl-C, a real one
+        os.kill(os.getpid(), signal.SIGINT)
+    return unlink(path, *args, **kw)
+
+
+os.unlink = counted
+try:
+    source.records_from_artifacts("o/r", "t", "main", 5)
+except KeyboardInterrupt:
+    print(f"interrupted after {len(removed)} removals", flush=True)
+    raise SystemExit(130)
+print("not interrupted")
+'''
+
+
+def test_a_second_ctrl_c_during_the_baseline_folder_s_removal_waits_for_it(tmp_path):
+    """Review (s45k): the folder `results compare` reads a baseline's artifacts into was a TemporaryDirectory,
+    whose removal a second Ctrl-C cut short: half of it stayed in /tmp. It is now made and removed as the
+    rehearsal's work dir is (core ``signals.TemporaryFolder``): the second signal waits, the folder goes whole,
+    and the command stops as the first said."""
+    made = tmp_path / "made.txt"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "SWEEPGATE_"))}
+    env.update(PYTHONPATH=str(ROOT / "utils"), TMPDIR=str(temp))
+    proc = subprocess.run([sys.executable, "-c", SECOND_SIGNAL, str(made)], env=env, capture_output=True, text=True,
+                          timeout=120)
+    folder = Path(made.read_text())
+    assert folder.parent == temp and folder.name.startswith("sweepgate-baseline-"), folder
+    assert proc.returncode == 130 and "interrupted after" in proc.stdout, proc.stdout + proc.stderr
+    assert int(proc.stdout.split()[2]) >= 40, proc.stdout  # every file removed, the signal notwithstanding
+    assert list(temp.iterdir()) == [], list(folder.rglob("*"))
+    assert "removing the baseline's artifact folder" in proc.stderr and "one moment" in proc.stderr, proc.stderr

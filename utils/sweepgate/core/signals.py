@@ -8,6 +8,7 @@ undone, and a rerun would do it twice.
 from __future__ import annotations
 
 import os
+import sys
 
 
 class SignalsHeld:
@@ -103,6 +104,84 @@ class Held:
 
     def _note(self, signum, frame) -> None:
         self.first = self.first or signum
+
+
+class Stopping(Held):
+    """While an interrupted command stops what it started (a rehearsal its script) or removes a folder of its own
+    making (``remove_folder``), a further Ctrl-C (SIGTERM,
+    SIGHUP) does not cut that short: the first says it is under way and what one more does, the next
+    one hurries it (``hurried``: no grace is waited out any more, what is left is KILLed at once).
+    Either way the stopping finishes and the command then ends as the first signal said (130 for
+    Ctrl-C): the caller acts on it (``act_on_held``) where it chooses, the end of the block does not.
+    Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
+
+    SAYS = ("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
+            "press Ctrl-C again to kill them at once", "killing what is left of the rehearsed script now (SIGKILL)")
+
+    def __init__(self, says: tuple[str, ...] = SAYS) -> None:
+        self.says = says  # what a second and a third signal print: what is under way (review24)
+
+    def __enter__(self) -> Stopping:
+        self.more = 0
+        return super().__enter__()
+
+    def __exit__(self, *exc) -> None:
+        restore_handlers(self.previous)
+
+    def hurried(self) -> bool:
+        return self.more >= 2
+
+    def _note(self, signum, frame) -> None:
+        self.first = self.first or signum
+        self.more += 1
+        if self.more <= len(self.says):
+            self._say(self.says[self.more - 1])
+
+    @staticmethod
+    def _say(text: str) -> None:
+        """One line on stderr, written past its buffer: a signal handler may run inside a print."""
+        try:
+            os.write(sys.stderr.fileno(), f"\nsweepgate: {text}\n".encode() if sys.stderr.isatty()
+                     else f"sweepgate: {text}\n".encode())
+        except (OSError, ValueError, AttributeError):
+            pass  # no stderr (closed, a hung-up terminal): the stopping goes on all the same
+
+
+def remove_folder(folder, what: str = "the work dir") -> None:
+    """Remove ``folder``, of sweepgate's own making, whole: a Ctrl-C (SIGTERM, SIGHUP) meanwhile is held
+    (``Stopping``, saying what is under way) and leaves no half-removed folder. When it is the first signal,
+    the command stops as it says once the folder is gone; after one on its way out already (the removal of a
+    command being stopped), it ends as that one said."""
+    import shutil
+
+    with Stopping((f"removing {what} {folder}; one moment",)) as stopping:
+        shutil.rmtree(folder, ignore_errors=True)
+    stopping.act_on_held()
+
+
+class TemporaryFolder:
+    """A new temporary folder (``tempfile.mkdtemp``) for a ``with`` block, as its path: made and named under a
+    hold (``Held``: a signal the instant it exists acts once it is named, and the block's end removes it), and
+    removed whole at the end however the block ends (``remove_folder``: a second Ctrl-C during the removal
+    waits for it)."""
+
+    def __init__(self, prefix: str, what: str) -> None:
+        self.prefix, self.what, self.path = prefix, what, None
+
+    def __enter__(self) -> str:
+        import tempfile
+
+        try:
+            with Held():
+                self.path = tempfile.mkdtemp(prefix=self.prefix)
+        except BaseException:  # the held signal acts as the hold ends: the block never begins, its folder goes
+            if self.path is not None:
+                remove_folder(self.path, self.what)
+            raise
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        remove_folder(self.path, self.what)
 
 
 def act_as(handler, signum: int) -> None:

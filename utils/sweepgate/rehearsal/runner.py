@@ -32,7 +32,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, emit, fail, is_a_f
 from sweepgate.core.jobenv import check_row
 from sweepgate.core.recipes import gpu_family, library_copy, library_problem, script_candidates
 from sweepgate.core.rowkeys import worktree_row_key
-from sweepgate.core.signals import Held, restore_handlers
+from sweepgate.core.signals import Held, Stopping, remove_folder
 from sweepgate.core.textmode import not_utf8
 from sweepgate.rehearsal import calllog, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
@@ -722,46 +722,6 @@ def stop_grace(timeout: float) -> float:
     return min(float(STOP_GRACE_MAX_S), max(float(STOP_GRACE_MIN_S), timeout / 10))
 
 
-class Stopping(Held):
-    """While an interrupted rehearsal stops its script and what it started, a further Ctrl-C (SIGTERM,
-    SIGHUP) does not cut that short: the first says it is under way and what one more does, the next
-    one hurries it (``hurried``: no grace is waited out any more, what is left is KILLed at once).
-    Either way the stopping finishes and the command then ends as the first signal said (130 for
-    Ctrl-C): the caller acts on it (``act_on_held``) where it chooses, the end of the block does not.
-    Main thread only (elsewhere it changes nothing); an ignored signal stays ignored."""
-
-    SAYS = ("stopping the rehearsed script and what it started (SIGTERM, then SIGKILL after a grace); "
-            "press Ctrl-C again to kill them at once", "killing what is left of the rehearsed script now (SIGKILL)")
-
-    def __init__(self, says: tuple[str, ...] = SAYS) -> None:
-        self.says = says  # what a second and a third signal print: what is under way (review24)
-
-    def __enter__(self) -> Stopping:
-        self.more = 0
-        return super().__enter__()
-
-    def __exit__(self, *exc) -> None:
-        restore_handlers(self.previous)
-
-    def hurried(self) -> bool:
-        return self.more >= 2
-
-    def _note(self, signum, frame) -> None:
-        self.first = self.first or signum
-        self.more += 1
-        if self.more <= len(self.says):
-            self._say(self.says[self.more - 1])
-
-    @staticmethod
-    def _say(text: str) -> None:
-        """One line on stderr, written past its buffer: a signal handler may run inside a print."""
-        try:
-            os.write(sys.stderr.fileno(), f"\nsweepgate: {text}\n".encode() if sys.stderr.isatty()
-                     else f"sweepgate: {text}\n".encode())
-        except (OSError, ValueError, AttributeError):
-            pass  # no stderr (closed, a hung-up terminal): the stopping goes on all the same
-
-
 @dataclass
 class ScriptRun:
     """How the script ended: its exit status (negative: the signal that killed it), whether its timeout
@@ -1442,12 +1402,8 @@ def _not_a_folder(work: Path) -> str | None:
 
 
 def remove_work_dir(work: Path, what: str = "the work dir") -> None:
-    """Remove a folder of sweepgate's own making whole: a Ctrl-C (SIGTERM, SIGHUP) meanwhile is held
-    (``Stopping``) and leaves no half-removed folder. When it is the first signal, the command stops as it
-    says once the folder is gone; after one on its way out already, it ends as that one said."""
-    with Stopping((f"removing {what} {work}; one moment",)) as stopping:
-        shutil.rmtree(work, ignore_errors=True)
-    stopping.act_on_held()
+    """Remove a folder of sweepgate's own making whole (``signals.remove_folder``)."""
+    remove_folder(work, what)
 
 
 def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: str) -> list[Diagnostic]:
@@ -1813,18 +1769,26 @@ def rehearse(args) -> int:
         emit(_problem_diagnostics(root, script, done.problems, tail))
         if tail:
             print(f"--- last lines of {done.paths['out']} ---\n{tail}", file=sys.stderr)
-        if not args.work_dir:  # the log is what a failure is read by: its temporary folder stays, said last
+    _leave_work_dir(done, work, kept=bool(args.work_dir))
+    if done.problems:
+        return 1
+    print(f"rehearse: {flags_unchecked(config_key)}")
+    return 0
+
+
+def _leave_work_dir(done, work: Path, kept: bool) -> None:
+    """A temporary work dir (not ``kept``, a --work-dir) of a failed rehearsal stays for its log, said last; of
+    one that passed, it goes (a stand-in's figures, the log of a run that passed: nothing to read)."""
+    if done.problems:
+        if not kept:
             print(f"rehearse: its work dir {work} is kept for its log; remove it with rm -rf {shlex.quote(str(work))}",
                   file=sys.stderr)
-        return 1
-    if args.work_dir:
+    elif kept:
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
-    else:  # a stand-in's figures and a log of a run that passed: nothing to read, nothing left behind
+    else:
         remove_work_dir(work)
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(p.name for p in done.outputs)}, removed with "
               f"its temporary work dir (--work-dir DIR keeps it)")
-    print(f"rehearse: {flags_unchecked(config_key)}")
-    return 0
 
 
 def flags_unchecked(config_key: str | None) -> str:

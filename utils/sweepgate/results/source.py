@@ -8,12 +8,11 @@ they came from.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import SweepgateError, fail
-from sweepgate.core.signals import Held
+from sweepgate.core.signals import TemporaryFolder
 from sweepgate.core import jsontext
 from sweepgate.results import jsonio
 from sweepgate.results import record as R
@@ -162,7 +161,7 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
         return enough
 
     bound = _created_bound(before)
-    with _download_folder() as tmp:
+    with TemporaryFolder("sweepgate-baseline-", "the baseline's artifact folder") as tmp:  # removed whole
         common = {"workflow": workflow, "branch": branch, "name": name, "base_url": api_url,
                   "passed_over": passed_over, "history": BranchHistory(branch),  # both reads ask it once a commit
                   "max_zip_bytes": max_zip_bytes or github.MAX_ARTIFACT_ZIP_BYTES}
@@ -174,13 +173,6 @@ def records_from_artifacts(repository: str, token: str, branch: str, runs: int, 
             github.download_run_artifacts(repository, token, tmp, runs=MAX_ARTIFACT_RUNS, created_after=bound,
                                           until=reader(lambda: tally.full(tally.since, runs, later)), **common)
     return out
-
-
-def _download_folder() -> tempfile.TemporaryDirectory:
-    """The throwaway folder baseline artifacts are downloaded to, made under a hold: a signal as it is made
-    waits until it is the object's, which removes it."""
-    with Held():
-        return tempfile.TemporaryDirectory(prefix="sweepgate-baseline-")
 
 
 class _Tally:
