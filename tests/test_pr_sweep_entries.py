@@ -138,6 +138,7 @@ def test_a_pr_with_an_entry_runs_the_matrix(repo, tmp_path, jobs):
 
 RUN_SWEEP = ROOT / ".github" / "workflows" / "run-sweep.yml"
 GATE_ON = "steps.gate.outputs.matrix == 'true'"
+REUSE_ON = GATE_ON + " && (github.event_name == 'push' || needs.decide.outputs.pr_number != '')"
 
 
 def _dispatched_sweep(repo, tmp: Path) -> tuple[dict, list[str]]:
@@ -157,10 +158,10 @@ def _dispatched_sweep(repo, tmp: Path) -> tuple[dict, list[str]]:
         if "run" not in step or "pip install" in step["run"]:
             continue
         conditions = {None: True, GATE_ON: gate.get("matrix") == "true",
-                      GATE_ON.replace("==", "!="): gate.get("matrix") != "true"}
-        if step.get("if") not in conditions:  # the push-only reuse step: this is a dispatch
-            assert step["if"].startswith("github.event_name == 'push' && "), step["if"]
-            continue
+                      GATE_ON.replace("==", "!="): gate.get("matrix") != "true",
+                      # the reuse step: a push's, or a PR's sweep reusing its own earlier results (s45h)
+                      REUSE_ON: gate.get("matrix") == "true" and context["needs.decide.outputs.pr_number"] != ""}
+        assert step.get("if") in conditions, step.get("if")
         if not conditions[step.get("if")]:
             continue
         env = _env(step, context, tmp)
@@ -182,7 +183,7 @@ def test_a_dispatched_sweep_without_an_entry_is_green_and_runs_no_job(repo, tmp_
     repo.commit({"NOTES.md": "notes\n"})
     outputs, ran = _dispatched_sweep(repo, tmp_path)
     assert "No changelog entry appended, so nothing to sweep" in ran
-    assert not any("Matrix" in name for name in ran)
+    assert not any("Matrix" in name or name.startswith("Reuse") for name in ran)
     assert outputs["matrix"] == "false" and outputs["jobs"] == "0" and outputs["canary"] == ""
     assert json.loads((tmp_path / "ws" / "matrix.json").read_text()) == {}
     assert "No perf-changelog.yaml entry appended" in (tmp_path / "summary").read_text()
@@ -196,5 +197,6 @@ def test_a_dispatched_sweep_with_an_entry_runs_its_rows(repo, tmp_path):
     repo.commit_changelog(CHANGELOG + ENTRY)
     outputs, ran = _dispatched_sweep(repo, tmp_path)
     assert "Matrix and plan summary with main's sweepgate" in ran
+    assert any(name.startswith("Reuse the results") for name in ran)  # the PR's own earlier sweeps (s45h)
     assert outputs["matrix"] == "true" and int(outputs["jobs"]) > 0 and outputs["canary"]
     assert '"dsr1-fp4-b300-vllm"' in (tmp_path / "ws" / "matrix.json").read_text()
