@@ -280,7 +280,7 @@ def run(args) -> int:
 
     from sweepgate.core import report
     from sweepgate.core.signals import Held
-    from sweepgate.rehearsal.runner import remove_work_dir  # loaded before a Ctrl-C may need it
+    from sweepgate.core.signals import remove_folder  # loaded before a Ctrl-C may need it
 
     _check_plots(args)
     # The charts folder made here when --plots is not given: kept once its path has reached a reader,
@@ -319,6 +319,6 @@ def run(args) -> int:
         return 0 if ok and (stage is None or stage["ok"]) else 1
     finally:
         if made:
-            remove_work_dir(Path(made), "the example's charts folder")
+            remove_folder(Path(made), "the example's charts folder")
         if tmp and not args.keep:
-            remove_work_dir(Path(tmp), "the example's throwaway repository")  # whole, even after a Ctrl-C
+            remove_folder(Path(tmp), "the example's throwaway repository")  # whole, even after a Ctrl-C

@@ -94,8 +94,6 @@ class Held:
     def act_on_held(self) -> None:
         """When no Ctrl-C (SIGTERM, SIGHUP) is on its way out already (the command ends as that one said),
         act on the first signal held as its handler before the hold would have; once."""
-        import sys
-
         from sweepgate.core.errors import interrupted
 
         first, self.first = self.first, None

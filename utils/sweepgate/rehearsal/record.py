@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sweepgate.core.signals import Held
+from sweepgate.core.signals import Held, remove_folder
 from sweepgate.rehearsal import runner
 from sweepgate.rehearsal.progress import CallTail
 from sweepgate.rehearsal.standin import FAST_ENV, HELP_ENV
@@ -81,4 +81,4 @@ def record_row(row: dict, root: Path, timeout: int, keep: Path | None = None,
                          run.subshells)
     finally:
         if keep is None and work is not None:
-            runner.remove_work_dir(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C
+            remove_folder(work, "the rehearsal's scratch folder")  # whole, even after a Ctrl-C

@@ -1401,11 +1401,6 @@ def _not_a_folder(work: Path) -> str | None:
     return None
 
 
-def remove_work_dir(work: Path, what: str = "the work dir") -> None:
-    """Remove a folder of sweepgate's own making whole (``signals.remove_folder``)."""
-    remove_folder(work, what)
-
-
 def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: str) -> list[Diagnostic]:
     """A rehearsal's problems (each ``what is wrong; how to fix``) as diagnostics, so a failed rehearsal is
     annotated under GitHub Actions as every other problem is: each at the line it is about (``_place``),
@@ -1760,7 +1755,7 @@ def rehearse(args) -> int:
                                 progress=progress, job={"config_key": config_key})
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a folder of our own making goes; a --work-dir stays
         if work is not None and not args.work_dir:
-            remove_work_dir(work)
+            remove_folder(work)
             print(f"rehearse: stopped; removed its work dir {work}", file=sys.stderr, flush=True)
         raise
     if done.problems:
@@ -1786,7 +1781,7 @@ def _leave_work_dir(done, work: Path, kept: bool) -> None:
     elif kept:
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
     else:
-        remove_work_dir(work)
+        remove_folder(work)
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(p.name for p in done.outputs)}, removed with "
               f"its temporary work dir (--work-dir DIR keeps it)")
 
