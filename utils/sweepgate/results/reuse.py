@@ -43,9 +43,14 @@ def moving_image(image) -> str | None:
     return f"its tag {tag!r} can be pushed again" if tag.lower() in MOVING_TAGS else None
 
 
+def row_named(bucket: str, row: dict) -> str:
+    """A matrix row as reuse's lines name it: its bucket, exp-name, concurrency and runner."""
+    return f"{bucket} {row.get(F.EXP_NAME, '?')} conc {row.get(F.CONC)} ({row.get(F.RUNNER)})"
+
+
 def moving_line(bucket: str, row: dict, why: str) -> str:
     """The one line that says a row is not reused for its image's moving tag, and how to pin it."""
-    return (f"{bucket} {row.get(F.EXP_NAME, '?')} conc {row.get(F.CONC)} ({row.get(F.RUNNER)}): not reused, image "
+    return (f"{row_named(bucket, row)}: not reused, image "
             f"{row.get(F.IMAGE)} is a moving tag: {why}; pin it by a version, date or commit in the tag, or by "
             "@sha256: digest, to reuse its results")
 
@@ -140,7 +145,7 @@ def origin_lines(found: Found) -> list[str]:
     out = []
     for bucket, row, ident in found.reused:
         rec = found.hits[ident][0]
-        out.append(f"- {bucket} {row.get(F.EXP_NAME, '?')} conc {row.get(F.CONC)} ({row.get(F.RUNNER)}): reused "
+        out.append(f"- {row_named(bucket, row)}: reused "
                    f"from run {rec[R.RUN_ID]} (attempt {rec[R.ATTEMPT]}) at {short_sha(str(rec.get(R.COMMIT)))}")
     return out
 
