@@ -313,8 +313,8 @@ def test_a_full_sweep_filter_value_no_config_has_is_warned_of(make_repo, monkeyp
     assert json.loads(out) == []
     lines = err.splitlines()
     assert len(lines) == 2, err
-    assert lines[0].startswith("--model-prefix: warning: 'nothing' matches no config; check the spelling; "
-                               "the configs have: ")
+    assert lines[0].startswith("--model-prefix: warning: 'nothing' starts no config key; check the spelling; "
+                               "it is matched against the start of each config key; the keys start: ")
     assert lines[1].startswith("--precision: warning: 'fp9' matches no config;") and "fp4" in lines[1]
 
 

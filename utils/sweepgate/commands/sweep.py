@@ -83,8 +83,9 @@ SHOWN_VALUES = 8  # of the values a filter could have matched, named in its warn
 FILTER_RULE = "sweep-filter"  # the title of a filter's warning that it matches nothing
 
 
-FILTERS = (("--model-prefix", "model_prefix", F.MODEL_PREFIX), ("--precision", "precision", F.PRECISION),
+FILTERS = (("--model-prefix", "model_prefix", None), ("--precision", "precision", F.PRECISION),
            ("--framework", "framework", F.FRAMEWORK))  # flag, its argparse name, the config field it reads
+# (None: the config key itself, whose start --model-prefix is matched against, as the reference does)
 
 
 def _unmatched_filters(args, configs) -> list:
@@ -100,10 +101,16 @@ def _unmatched_filters(args, configs) -> list:
             setattr(alone, name, [value])
             if any(_full_sweep_wants(alone, key, config) for key, config in items):
                 continue
-            known = sorted({str(config.get(field)) for _, config in items})
+            if field is None:
+                known = sorted({key.split("-", 1)[0] for key, _ in items})
+                what = "starts no config key"
+                hint = "it is matched against the start of each config key; the keys start: "
+            else:
+                known = sorted({str(config.get(field)) for _, config in items})
+                what, hint = "matches no config", "the configs have: "
             here = ", ".join(known[:SHOWN_VALUES]) + (", ..." if len(known) > SHOWN_VALUES else "")
-            out.append(Diagnostic(flag, 0, 0, FILTER_RULE, f"warning: {value!r} matches no config",
-                                  f"check the spelling; the configs have: {here}", severity="warning"))
+            out.append(Diagnostic(flag, 0, 0, FILTER_RULE, f"warning: {value!r} {what}",
+                                  f"check the spelling; {hint}{here}", severity="warning"))
     return out
 
 
