@@ -124,6 +124,9 @@ class Verdict:
     # (``PassedOver``); None when none was
     passed_over: PassedOver | None = None
     why: str | None = None  # why it is insufficient-data, where runs passed over left too few (``PassedOver.why``)
+    # or where its figures are not comparable with its baseline runs' (``not_comparable``: another client), which
+    # ``client`` then names (``client vllm-bench -> aiperf``)
+    client: str | None = None
 
     def contract_verdict(self) -> tuple:
         """(metric, head, baseline median, change, verdict) in CONTRACTS section 8's five words. A
@@ -537,19 +540,49 @@ def _short(name: str, old: str, new: str) -> tuple[str, str]:
 
 
 def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
-    """The recipe fields whose PR value differs from the newest baseline run's, in words
-    (``recipe_differences``). Against the newest only: when main changed a recipe itself, the baseline is of its
-    newest recipe (``current_recipe``), and a PR that runs main's current recipe changed nothing. Last, the
-    benchmark client when the two are known clients that differ (``R.CLIENT_NAMES``: ``client vllm-bench ->
-    aiperf``): every client's figures are in one set of units, but two clients count a run apart, which no
-    fingerprint holds."""
-    if not baseline:
-        return []
-    newest = baseline[0]
-    clients = [newest.get(R.CLIENT), head.get(R.CLIENT)]
-    client = [f"{R.CLIENT} {clients[0]} \u2192 {clients[1]}"] if (
-        clients[0] != clients[1] and all(c in R.CLIENT_NAMES for c in clients)) else []
-    return recipe_differences(newest, head) + client
+    """What the PR ran otherwise than the newest baseline run, in words (``run_differences``). Against the newest
+    only: when main changed a recipe itself, the baseline is of its newest recipe (``current_recipe``), and a PR that
+    runs main's current recipe changed nothing."""
+    return run_differences(baseline[0], head) if baseline else []
+
+
+def client_change(old: dict, new: dict) -> str | None:
+    """The benchmark client ``new`` was measured with where it is not ``old``'s, in words: another client
+    (``client vllm-bench -> aiperf``), or the same one of another release line where both outputs state their
+    version (``client aiperf 0.3.0 -> 0.8.0``, ``R.client_major``; not a version that is the server's,
+    ``R.SERVER_VERSIONED_CLIENTS``, which the image tells); None when neither, or either is unknown. Every client's
+    figures are stored in one set of units, but two clients count a run apart (tokens, warm-up, request pacing),
+    and no recipe fingerprint holds the client: such figures are not compared (``not_comparable``)."""
+    before, after = old.get(R.CLIENT), new.get(R.CLIENT)
+    if before is None or after is None:
+        return None
+    if before != after:
+        return f"{R.CLIENT} {before} \u2192 {after}"
+    if after in R.SERVER_VERSIONED_CLIENTS:
+        return None
+    versions = old.get(R.CLIENT_VERSION), new.get(R.CLIENT_VERSION)
+    lines = [R.client_major(v) for v in versions]
+    if None in lines or lines[0] == lines[1]:
+        return None
+    return f"{R.CLIENT} {after} {versions[0]} \u2192 {versions[1]}"
+
+
+def run_differences(old: dict, new: dict) -> list[str]:
+    """The recipe fields whose value in ``new`` differs from ``old``'s (``recipe_differences``), then the benchmark
+    client where it is another (``client_change``)."""
+    return recipe_differences(old, new) + [change for change in (client_change(old, new),) if change]
+
+
+NOT_COMPARABLE = "two clients count a run apart (its tokens, warm-up and request pacing)"  # why: ``not_comparable``
+
+
+def not_comparable(head: dict, base: list[dict]) -> str | None:
+    """Why the PR's figures at a point are not judged against its baseline runs (``base``, of one recipe and
+    client: ``current_recipe``), else None: they were measured with another benchmark client (``client_change``)."""
+    if base and (change := client_change(base[0], head)):
+        return (f"another benchmark client than the baseline runs' ({change}): {NOT_COMPARABLE}, so its figures are "
+                "not judged against theirs")
+    return None
 
 
 def recipe_differences(old: dict, new: dict) -> list[str]:
@@ -574,9 +607,12 @@ def recipe_differences(old: dict, new: dict) -> list[str]:
 
 
 def same_recipe(one: dict, other: dict) -> bool:
-    """Whether two records ran one recipe: their fingerprints alike where both carry one, else (a row of
-    `full-sweep` or `--row`, or stored before fingerprints) every RECIPE_FIELDS value alike: an unknown
-    fingerprint differs from nothing, as an eval's unknown sample count does (``evals.incomparable``)."""
+    """Whether two records ran one recipe, measured alike: one benchmark client (``client_change``), and their
+    fingerprints alike where both carry one, else (a row of `full-sweep` or `--row`, or stored before fingerprints)
+    every RECIPE_FIELDS value alike: an unknown fingerprint differs from nothing, as an eval's unknown sample count
+    does (``evals.incomparable``)."""
+    if client_change(one, other):  # measured otherwise (``client_change``): no fingerprint holds the client
+        return False
     mine, theirs = one.get(R.RECIPE_FINGERPRINT), other.get(R.RECIPE_FINGERPRINT)
     if mine is not None and theirs is not None:
         return mine == theirs
@@ -605,7 +641,7 @@ class PassedOver:
 
     def change(self) -> str:
         """What changed from the newest run passed over to the newest run: ``image v0.25.1 -> v0.27.0``."""
-        return "; ".join(recipe_differences(self.runs[0], self.newest))
+        return "; ".join(run_differences(self.runs[0], self.newest))
 
     def why(self, n: int, min_samples: int) -> str:
         """Why the point's metric with ``n`` baseline values is insufficient-data (fewer than ``min_samples``)."""
@@ -620,7 +656,7 @@ class PassedOver:
         newest = self.newest.get(R.RUN_ID)
         return [{R.RUN_ID: str(rec.get(R.RUN_ID)),
                  "why": f"another recipe than baseline run {newest}, the newest "
-                        f"({'; '.join(recipe_differences(rec, self.newest))})"} for rec in self.runs]
+                        f"({'; '.join(run_differences(rec, self.newest))})"} for rec in self.runs]
 
 
 def current_recipe(baselines: dict[tuple, list[dict]]) -> tuple[dict[tuple, list[dict]], dict[tuple, PassedOver]]:
@@ -644,6 +680,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     sides = (bool(head.get(R.REHEARSAL)), any(b.get(R.REHEARSAL) for b in base))
     rehearsal = any(sides)
     changes = recipe_changes(head, base)
+    apart = not_comparable(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         rates = [r for b in base if (r := _figure(b, R.SUCCESS_RATE)) is not None]
         median = statistics.median(rates) if rates else None
@@ -655,13 +692,18 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         if (pending := _pending(value, values, settings.min_samples, bool(base))) is not None:
             verdict, median, change = pending
             low = high = p_adjusted = None
+        elif apart:  # shown beside main's figures, never judged against them
+            verdict, median = INSUFFICIENT, float(statistics.median(values))
+            change, low, high, p_adjusted = relative_change(value, median), None, None, None
         else:
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
-        why = passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None
+        why = apart if apart and values else \
+            passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
                            rehearsal, changes, p_adjusted=p_adjusted,
-                           sides=sides, passed_over=passed, why=why))
+                           sides=sides, passed_over=passed, why=why,
+                           client=client_change(base[0], head) if why and why == apart else None))
     return out
 
 
@@ -698,7 +740,7 @@ def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
 
     keys, comparisons = [], []
     for pt, head in heads.items():
-        if job_failed(head):
+        if job_failed(head) or not_comparable(head, baselines.get(pt, [])):  # nothing of it is judged
             continue
         for metric, value, values in _figures(head, baselines.get(pt, []), settings):
             if _pending(value, values, settings.min_samples) is None:

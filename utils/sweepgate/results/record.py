@@ -9,6 +9,7 @@ milliseconds, ``_s`` for seconds, ``_per_gpu`` for tok/s/GPU.
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timedelta, timezone
 
 from sweepgate.core.jobfile import (  # noqa: F401 - the job sidecar's keys are provenance fields
@@ -85,6 +86,22 @@ EVAL_CLIENT = "lm-eval"      # the client of eval records (scores under EVALS, n
 CLIENT_NAMES = {"vllm-bench": "vLLM's bench serve", "sglang-bench": "SGLang's bench_serving", "aiperf": "AIPerf",
                 "genai-perf": "GenAI-Perf"}
 CLIENT_VERSION = "client-version"
+# The clients whose CLIENT_VERSION is the server's they measured, not their own: SGLang's bench_serving writes its
+# server's ``server_info.version``. The recipe's image tells that version, and a PR that bumps it is judged on the
+# bump (``compare.client_change`` leaves it out).
+SERVER_VERSIONED_CLIENTS = frozenset({"sglang-bench"})
+_RELEASE = re.compile(r"v?(\d+)(?:\.(\d+))?")
+
+
+def client_major(version) -> tuple[int, ...] | None:
+    """The release line of a client version as it is written (``0.8.0``, ``v1.2``): its major number, and before 1.0,
+    where each minor release may change what the client counts (AIPerf 0.3 to 0.8), its minor one too; None for a
+    version that does not begin with a number (lmms-eval's ``<branch>@<commit>``) or none."""
+    found = _RELEASE.match(version.strip()) if isinstance(version, str) else None
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return (major,) if major or found.group(2) is None else (major, int(found.group(2)))
 SOURCE_FORMAT = "source-format"
 SIDECAR_ONLY = "job-sidecar"  # the SOURCE_FORMAT of a job's record made from its sidecar alone (no output read)
 SCHEMA = "schema-version"

@@ -338,13 +338,29 @@ def passed_over_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3
     changes = list(dict.fromkeys(f"{p.change()} from run {p.since.get(R.RUN_ID)}" for p in passed))
     named = "; ".join(changes[:shown]) + (f"; and {len(changes) - shown} more" if len(changes) > shown else "")
     runs = len({str(r.get(R.RUN_ID)) for p in passed for r in p.runs})
-    short = len({v.point for v in comparison.verdicts if v.why})
+    short = len({v.point for v in comparison.verdicts if v.why and not v.client})
     one = len(passed) == 1
     return (f"At {count(len(passed), 'point')} {ref} changed the recipe within the window ({named}): "
             f"{'it is' if one else 'they are'} judged against {ref}'s runs of the newest recipe alone, "
             f"{count(runs, 'older run')} of another recipe passed over"
             + (f"; {count(short, 'point')} {'has' if short == 1 else 'have'} fewer than --min-samples such runs: "
                f"insufficient-data until {ref} has run the new recipe that often" if short else "") + ".")
+
+
+def client_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> str | None:
+    """Say at how many points the run was measured with another benchmark client than the baseline ref's runs
+    (``C.not_comparable``), which: those points are insufficient-data, shown beside the baseline's figures and
+    never judged against them (``Verdict.client``)."""
+    apart = {v.point: v.client for v in comparison.verdicts if v.client}
+    if not apart:
+        return None
+    ref = R.short_ref(baseline_ref)
+    changes = list(dict.fromkeys(apart.values()))
+    named = "; ".join(changes[:shown]) + (f"; and {len(changes) - shown} more" if len(changes) > shown else "")
+    one = len(apart) == 1
+    return (f"At {count(len(apart), 'point')} this run used another benchmark client than {ref}'s runs ({named}): "
+            f"{C.NOT_COMPARABLE}, so {'its figures are' if one else 'their figures are'} not judged against "
+            f"{ref}'s: insufficient-data until {ref}'s runs there use this client too.")
 
 
 def _eval_window(evals: list, window: int) -> str:
@@ -780,6 +796,8 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
         head += [f"> {_md_escape(note)}", ""]
     if note := passed_over_note(comparison, baseline_ref):
         head += [f"> {_md_escape(note)}", ""]
+    if note := client_note(comparison, baseline_ref):
+        head += [f"> {_md_escape(note)}", ""]
     head += [line for note in not_compared_notes(comparison) for line in (f"> {_md_escape(note)}", "")]
     pictures = charts_paragraph(charts or [], charts_folder)
     for folded_rows, max_rows in ((True, None), (False, None), *((False, n) for n in CUT_ROWS)):
@@ -1064,7 +1082,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         print_counts(console, line, hang=HANG)
     print_counts(console, summary_line(comparison, baseline_ref, window), hang=HANG)
     for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming),
-                 passed_over_note(comparison, baseline_ref), *not_compared_notes(comparison)):
+                 passed_over_note(comparison, baseline_ref), client_note(comparison, baseline_ref),
+                 *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow", hang=HANG)
     _eval_table(console, comparison, naming, baseline_ref)
