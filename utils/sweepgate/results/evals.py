@@ -14,8 +14,8 @@ No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one 
 ``not-judged``, with why.
 
 The baseline score is the NEWEST baseline run's (within the window) that has it and ran it as this run did
-(``incomparable``: the same sample count, else the same ``--limit``, and the same few-shot count, where both
-files say them): a ``--limit 1`` smoke run on main is passed over for the full run before it, and named
+(``incomparable``: the same sample count, else the same ``--limit``, the same few-shot count, and the prompts put
+alike: few-shot as multi-turn, chat template, system instruction; where both files say them): a ``--limit 1`` smoke run on main is passed over for the full run before it, and named
 (``passed_over``). When no run of the window did, the newest that has the score is shown, ``not-judged``,
 with what differs. Its own stderr, not a mean over the window. An eval's error is the sampling error of its
 fixed question set, and every run answers the same questions: more runs of it do not shrink that error the way
@@ -109,7 +109,8 @@ def _limit_words(entry: dict) -> str:
 def incomparable(head: dict, base: dict, run: str) -> str | None:
     """Why baseline run ``run``'s eval entry ``base`` is no baseline for this run's ``head`` (one task, metric and
     filter at one point): other samples (lm-eval's effective counts; where one is unknown, the ``--limit`` both
-    files state), or another few-shot count; None when nothing both say differs. An unknown differs from nothing
+    files state), another few-shot count, or prompts put otherwise (``_prompted_otherwise``); None when nothing
+    both say differs. An unknown differs from nothing
     (a group stored before its subtasks' counts were added up, a file of before n-shot)."""
     # "this run", not "the PR": the run compared may be main's own or a branch's
     mine, theirs = head.get(R.EVAL_SAMPLES), base.get(R.EVAL_SAMPLES)
@@ -119,10 +120,39 @@ def incomparable(head: dict, base: dict, run: str) -> str | None:
     elif R.EVAL_LIMIT in head and R.EVAL_LIMIT in base and head[R.EVAL_LIMIT] != base[R.EVAL_LIMIT]:
         return (f"limits differ ({_limit_words(head)} in this run, {_limit_words(base)} in baseline run {run}): "
                 f"{LIMITED}")
-    mine, theirs = head.get(R.EVAL_SHOTS), base.get(R.EVAL_SHOTS)
-    if None not in (mine, theirs) and mine != theirs:
-        return (f"few-shot counts differ ({mine}-shot in this run, {theirs}-shot in baseline run {run}): the "
-                "model answered other prompts")
+    shots = head.get(R.EVAL_SHOTS), base.get(R.EVAL_SHOTS)
+    if None not in shots and shots[0] != shots[1]:
+        return (f"few-shot counts differ ({shots[0]}-shot in this run, {shots[1]}-shot in baseline run {run}): "
+                f"{OTHER_PROMPTS}")
+    return _prompted_otherwise(head, base, run, zero_shot=shots == (0, 0))
+
+
+OTHER_PROMPTS = "the model answered other prompts"
+
+
+def _template_words(sha: str | None) -> str:
+    """A chat template or system instruction as ``R.EVAL_CHAT_TEMPLATE`` stores it, in words."""
+    return "none" if sha is None else "one lm-eval recorded no text of" if sha == "" else sha[:12]
+
+
+def _prompted_otherwise(head: dict, base: dict, run: str, zero_shot: bool) -> str | None:
+    """Why two entries of one score were prompted otherwise (``R.EVAL_MULTITURN``, ``R.EVAL_CHAT_TEMPLATE``,
+    ``R.EVAL_SYSTEM``), where both files state it: the few-shot examples as turns or as one text (no matter for a
+    0-shot run, which has none), a chat template applied or not, or another one where both name theirs, another
+    system instruction. None when nothing both say differs."""
+    if R.EVAL_MULTITURN in head and R.EVAL_MULTITURN in base and not zero_shot:
+        turns = head[R.EVAL_MULTITURN], base[R.EVAL_MULTITURN]
+        if turns[0] != turns[1]:
+            on = ["on" if t else "off" for t in turns]
+            return (f"few-shot as multi-turn differs ({on[0]} in this run, {on[1]} in baseline run {run}): "
+                    f"{OTHER_PROMPTS}")
+    for name, what in ((R.EVAL_CHAT_TEMPLATE, "chat templates"), (R.EVAL_SYSTEM, "system instructions")):
+        if name not in head or name not in base:
+            continue
+        mine, theirs = head[name], base[name]
+        if (mine is None) != (theirs is None) or (mine and theirs and mine != theirs):
+            return (f"{what} differ ({_template_words(mine)} in this run, {_template_words(theirs)} in baseline run "
+                    f"{run}): {OTHER_PROMPTS}")
     return None
 
 

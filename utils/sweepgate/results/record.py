@@ -410,6 +410,11 @@ EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's high
 # run's --limit (a count, a fraction of the task, or null for none). A score is compared only with one run alike
 # (``evals.incomparable``); absent from an entry whose file did not say, and from one an older sweepgate stored.
 EVAL_SHOTS, EVAL_LIMIT = "n-shot", "limit"
+# How lm-eval 0.4.3+ put the prompts to the model, where its file says: whether the few-shot examples went as turns of
+# a conversation (``fewshot_as_multiturn``), the chat template it applied (``--apply_chat_template``: the template's
+# SHA-256, lm-eval's ``chat_template_sha``; "" where it applied one it recorded no text of, an API model's server's
+# own; null: none applied), and the system instruction's SHA-256 (null: none). Compared as EVAL_SHOTS is.
+EVAL_MULTITURN, EVAL_CHAT_TEMPLATE, EVAL_SYSTEM = "fewshot-as-multiturn", "chat-template", "system-instruction"
 
 # Eval scores (EVALS items) are better higher, except these lm-eval metrics (by name; lm-eval 0.3
 # wrote lambada's perplexity as "ppl"), unless the file stated the direction (EVAL_HIGHER).

@@ -11,6 +11,7 @@ those are read as filter ``none``, 0.4's name for "no filter".
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 
@@ -313,15 +314,54 @@ def _limit(doc: dict) -> tuple[bool, float | None]:
     return ok, (value if ok else None)
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _text_sha(doc: dict, key: str) -> tuple[bool, str | None]:
+    """(whether the file states ``key``, a text lm-eval applied, the text's SHA-256 as ``<key>_sha`` gives it, else
+    as lm-eval computes it): null or "" is none; not stated where the key is absent or no text."""
+    if key not in doc:
+        return False, None
+    text = doc[key]
+    if text is None or text == "":
+        return True, None
+    if not isinstance(text, str):
+        return False, None
+    sha = doc.get(f"{key}_sha")
+    return True, sha if isinstance(sha, str) and _SHA256.fullmatch(sha) else hashlib.sha256(text.encode()).hexdigest()
+
+
+def _prompting(doc: dict) -> dict:
+    """How the run put its prompts to the model (R.EVAL_MULTITURN, R.EVAL_CHAT_TEMPLATE, R.EVAL_SYSTEM), of what the
+    file states. A chat template lm-eval applied without its text (``chat_template`` "", an API model's: the server
+    applies its own) is "", applied but not named; null, none applied."""
+    out: dict = {}
+    if isinstance(doc.get("fewshot_as_multiturn"), bool):
+        out[R.EVAL_MULTITURN] = doc["fewshot_as_multiturn"]
+    if doc.get("chat_template") == "":
+        out[R.EVAL_CHAT_TEMPLATE] = ""
+    else:
+        stated, sha = _text_sha(doc, "chat_template")
+        if stated:
+            out[R.EVAL_CHAT_TEMPLATE] = sha
+    stated, sha = _text_sha(doc, "system_instruction")
+    if stated:
+        out[R.EVAL_SYSTEM] = sha
+    return out
+
+
 def _run_settings(doc: dict, evals: list[dict]) -> None:
-    """Each score's few-shot count and the run's --limit (R.EVAL_SHOTS, R.EVAL_LIMIT), where the file says them: a
-    score is compared only with a baseline's run alike (``evals.incomparable``)."""
+    """Each score's few-shot count, the run's --limit (R.EVAL_SHOTS, R.EVAL_LIMIT) and how it prompted the model
+    (``_prompting``), where the file says them: a score is compared only with a baseline's run alike
+    (``evals.incomparable``)."""
     stated, limit = _limit(doc)
+    prompting = _prompting(doc)
     for entry in evals:
         if (shots := _shots(entry[R.EVAL_TASK], doc, set())) is not None:
             entry[R.EVAL_SHOTS] = shots
         if stated:
             entry[R.EVAL_LIMIT] = limit
+        entry.update(prompting)
 
 
 def _times(doc: dict) -> tuple[str | None, str | None]:
