@@ -181,3 +181,16 @@ def test_sglang_s_version_is_its_server_s_and_no_client_change():
     assert C.client_change(old, {R.CLIENT: "sglang-bench", R.CLIENT_VERSION: "0.5.8"}) is None
     assert C.client_change({R.CLIENT: "aiperf", R.CLIENT_VERSION: "0.4.0"},
                            {R.CLIENT: "aiperf", R.CLIENT_VERSION: "0.5.0"}) == "client aiperf 0.4.0 \u2192 0.5.0"
+
+
+def test_the_chart_legend_says_why_the_point_is_not_judged(tmp_path, db, capsys):
+    """`--plots`: the point's label says `not judged`, and the legend said that was for too few baseline runs, when
+    main had three; it names the other client instead."""
+    _main_vllm(tmp_path, db, capsys)
+    _ingest(tmp_path, db, capsys, "2001", _sglang(1.0), 9, ref=PR_REF)
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2001", "--plots", str(tmp_path / "c"))
+    assert rc == 0, err
+    (svg,) = (tmp_path / "c").glob("*.svg")
+    text = svg.read_text(encoding="utf-8")
+    assert "not judged: another benchmark client than the baseline's" in text, text[:3000]
+    assert "too few baseline runs" not in text

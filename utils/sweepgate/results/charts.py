@@ -310,6 +310,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     (review charts25: a throughput drop without an interactivity figure read as a plain "not measured").
     ``ref``: the ref all the run's results are stored under (None when they name several)."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
+    apart = {v.point for v in comparison.verdicts if v.client}  # measured with another client (``C.not_comparable``)
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
     for pt in sorted(comparison.heads, key=C.point_sort_key):
@@ -326,7 +327,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
             "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == R.CANCELLED, "ref": ref, "unjudged": pt in unjudged,
-            "moved": unjudged.get(pt),
+            "moved": unjudged.get(pt), "apart": pt in apart,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base),
             "passed": pt in comparison.passed_over})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -1083,6 +1084,7 @@ def marks_named(items: list[dict]) -> str:
 
 UNJUDGED = "not judged"  # a point label's word for a point too few baseline runs judged (``labelled_unjudged``)
 UNJUDGED_WHY = f"; {UNJUDGED}: too few baseline runs"
+UNJUDGED_APART = "another benchmark client than the baseline's"  # why, for a point ``C.not_comparable`` left so
 
 
 def labelled_unjudged(item: dict) -> bool:
@@ -1100,8 +1102,13 @@ def _unjudged_words(item: dict) -> str:
 def unjudged_named(items: list[dict]) -> str:
     """Why a label says "16 not judged", for the legend's title where one does (new-user29: a chart of a PR
     run against two main runs read "not judged" at every point, and its legend explained the new points'
-    ring and the failed jobs' cross but not that): ``UNJUDGED_WHY``, else ""."""
-    return UNJUDGED_WHY if any(labelled_unjudged(item) for item in items) else ""
+    ring and the failed jobs' cross but not that): ``UNJUDGED_WHY``, or UNJUDGED_APART where a point measured with
+    another client than the baseline's is why (``item["apart"]``), else ""."""
+    why = {"apart" if item.get("apart") else "few" for item in items if labelled_unjudged(item)}
+    if not why:
+        return ""
+    return {frozenset({"few"}): UNJUDGED_WHY, frozenset({"apart"}): f"; {UNJUDGED}: {UNJUDGED_APART}"}.get(
+        frozenset(why), f"{UNJUDGED_WHY}, or {UNJUDGED_APART}")
 
 
 def point_marks(items: list[dict]) -> list[str]:
