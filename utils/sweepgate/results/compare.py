@@ -5,9 +5,10 @@ provenance at the top level, measurements under ``record["metrics"]``.
 
 For each point of the PR run (``record.POINT``) and each compared metric, the
 baseline is the point's results in the last ``window`` runs on the baseline
-ref that ran the recipe of the newest of them (``current_recipe``: where main changed the recipe within the
-window, its older runs are passed over and named, not mixed in). The head value is judged as one new
-observation drawn from the baseline's distribution, all of the run's comparisons together (``noise.py``: moderated
+ref that ran the recipe of the newest of them with its benchmark client (``current_recipe``: where main changed the
+recipe or the client within the window, its older runs are passed over and named, not mixed in); a PR run measured
+with another client than those is shown beside them, never judged (``not_comparable``). The head value is judged
+as one new observation drawn from the baseline's distribution, all of the run's comparisons together (``noise.py``: moderated
 variances, Benjamini-Hochberg): a verdict other than ``unchanged`` needs the head
 significant (outside its interval) AND a relative change from the baseline
 median larger than the threshold, the same way (above the interval and up, or below it and down). Fewer than ``min_samples`` baseline values gives
@@ -698,12 +699,10 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         else:
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
-        why = apart if apart and values else \
-            passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None
+        why = apart or (passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None)
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
                            rehearsal, changes, p_adjusted=p_adjusted,
-                           sides=sides, passed_over=passed, why=why,
-                           client=client_change(base[0], head) if why and why == apart else None))
+                           sides=sides, passed_over=passed, why=why, client=apart and client_change(base[0], head)))
     return out
 
 

@@ -15,12 +15,12 @@ No baseline score gives ``new``; a missing stderr (lm-eval writes "N/A" for one 
 
 The baseline score is the NEWEST baseline run's (within the window) that has it and ran it as this run did
 (``incomparable``: the same sample count, else the same ``--limit``, the same few-shot count, and the prompts put
-alike: few-shot as multi-turn, chat template, system instruction; where both files say them): a ``--limit 1`` smoke run on main is passed over for the full run before it, and named
-(``passed_over``). When no run of the window did, the newest that has the score is shown, ``not-judged``,
-with what differs. Its own stderr, not a mean over the window. An eval's error is the sampling error of its
-fixed question set, and every run answers the same questions: more runs of it do not shrink that error the way
-the mean's formula would claim, while a mean would mix in main's scores from before a change that
-main made on purpose and blame (or credit) the PR for it.
+alike: few-shot as multi-turn, chat template, system instruction; where both files say them): a ``--limit 1`` smoke
+run on main is passed over for the full run before it, and named (``passed_over``). When no run of the window did,
+the newest that has the score is shown, ``not-judged``, with what differs. Its own stderr, not a mean over the
+window. An eval's error is the sampling error of its fixed question set, and every run answers the same questions:
+more runs of it do not shrink that error the way the mean's formula would claim, while a mean would mix in main's
+scores from before a change that main made on purpose and blame (or credit) the PR for it.
 
 The test treats the two scores as independent. They answer the same questions, so their
 errors correlate positively and the true error of the difference is smaller: the test is
