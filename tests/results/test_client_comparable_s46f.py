@@ -194,3 +194,14 @@ def test_the_chart_legend_says_why_the_point_is_not_judged(tmp_path, db, capsys)
     text = svg.read_text(encoding="utf-8")
     assert "not judged: another benchmark client than the baseline's" in text, text[:3000]
     assert "too few baseline runs" not in text
+
+
+def test_the_markdown_section_of_changes_not_judged_says_why_they_are_not(tmp_path, db, capsys):
+    """The open section of points not judged that changed beyond their threshold said "Too few baseline runs to tell
+    these from noise" of a point main had three runs of, measured with another client."""
+    _main_vllm(tmp_path, db, capsys)
+    _ingest(tmp_path, db, capsys, "2001", _sglang(1.0), 9, ref=PR_REF)
+    rc, md, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "2001", "--markdown")
+    assert "Too few baseline runs" not in md, md
+    assert ("Measured with another benchmark client than the baseline runs (see the note above); look at them before "
+            "merging.") in md, md

@@ -3,19 +3,18 @@
 Works on plain lists of record dicts (``record.py``): identity fields and
 provenance at the top level, measurements under ``record["metrics"]``.
 
-For each point of the PR run (``record.POINT``) and each compared metric, the
-baseline is the point's results in the last ``window`` runs on the baseline
-ref that ran the recipe of the newest of them with its benchmark client (``current_recipe``: where main changed the
-recipe or the client within the window, its older runs are passed over and named, not mixed in); a PR run measured
-with another client than those is shown beside them, never judged (``not_comparable``). The head value is judged
-as one new observation drawn from the baseline's distribution, all of the run's comparisons together (``noise.py``: moderated
-variances, Benjamini-Hochberg): a verdict other than ``unchanged`` needs the head
-significant (outside its interval) AND a relative change from the baseline
-median larger than the threshold, the same way (above the interval and up, or below it and down). Fewer than ``min_samples`` baseline values gives
-``insufficient-data``; none gives ``new``. A point whose PR job failed or was
-cancelled (its newest attempt's status) has no figures to judge: it gets one
-``failed`` verdict, which ``--fail-on-regression`` counts like a regression.
-Eval scores (records with ``evals`` and no metrics) are judged apart, by ``evals.py``.
+For each point of the PR run (``record.POINT``) and each compared metric, the baseline is the point's results in the
+last ``window`` runs on the baseline ref that ran the recipe of the newest of them with its benchmark client
+(``current_recipe``: where main changed the recipe or the client within the window, its older runs are passed over
+and named, not mixed in); a PR run measured with another client than those is shown beside them, never judged
+(``not_comparable``). The head value is judged as one new observation drawn from the baseline's distribution, all of
+the run's comparisons together (``noise.py``: moderated variances, Benjamini-Hochberg): a verdict other than
+``unchanged`` needs the head significant (outside its interval) AND a relative change from the baseline median
+larger than the threshold, the same way (above the interval and up, or below it and down). Fewer than
+``min_samples`` baseline values gives ``insufficient-data``; none gives ``new``. A point whose PR job failed or was
+cancelled (its newest attempt's status) has no figures to judge: it gets one ``failed`` verdict, which
+``--fail-on-regression`` counts like a regression. Eval scores (records with ``evals`` and no metrics) are judged
+apart, by ``evals.py``.
 """
 
 from __future__ import annotations

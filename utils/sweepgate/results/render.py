@@ -574,8 +574,12 @@ def _md_beyond(comparison: C.Comparison, naming: Naming, max_rows: int | None, m
         return []
     rows = points_together(rows, lambda v: -abs(v.change))  # each point's rows in metric order, as elsewhere
     shown = rows[:max_rows] if max_rows is not None else rows
+    apart = [v for v in rows if v.client]  # measured with another client (``C.not_comparable``): no noise to tell
+    other = "another benchmark client than the baseline runs (see the note above)"
+    why = ("Too few baseline runs to tell these from noise" if not apart else f"Measured with {other}"
+           if len(apart) == len(rows) else f"Too few baseline runs to tell these from noise, or measured with {other}")
     out = [f"#### Not judged, changed beyond the threshold ({_points_metrics(rows)})", "",
-           "Too few baseline runs to tell these from noise; look at them before merging.", "",
+           f"{why}; look at them before merging.", "",
            *_md_table(shown, naming, run_column(comparison))]
     if len(shown) < len(rows):
         out.append(f"\n{count(len(rows) - len(shown), 'more such row')}: {more}.")
