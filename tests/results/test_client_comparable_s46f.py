@@ -205,3 +205,20 @@ def test_the_markdown_section_of_changes_not_judged_says_why_they_are_not(tmp_pa
     assert "Too few baseline runs" not in md, md
     assert ("Measured with another benchmark client than the baseline runs (see the note above); look at them before "
             "merging.") in md, md
+
+
+def test_the_window_bounds_a_recipe_main_went_back_to(tmp_path):
+    """s46f's review of the window (decided right as it is): main ran image A (runs 1-6), B (7, 8), then A again (9,
+    10). The window of 5 (6-10) keeps its A runs, 6, 9 and 10, and passes 7 and 8 over; runs 1-5, of A too, are
+    older than the window and stay out, as every run before the window does: `--window` bounds how old a baseline
+    run may be, whatever its recipe."""
+    import synth
+
+    old, new = "vllm/vllm-openai:v0.11.0", "vllm/vllm-openai:v0.12.0"
+    main = [synth.make(str(run), synth.KEYS[0], 4, synth.curve(4), day=run, image=new if run in (7, 8) else old)
+            for run in range(1, 11)]
+    pr = [synth.make("pr-1", synth.KEYS[0], 4, synth.curve(4), ref=PR_REF, day=20, image=old)]
+    result = C.compare_records(pr, main)
+    (pt,) = result.heads
+    assert [r[R.RUN_ID] for r in result.baselines[pt]] == ["10", "9", "6"]
+    assert [r[R.RUN_ID] for r in result.passed_over[pt].runs] == ["8", "7"]
