@@ -273,6 +273,20 @@ def test_merge_key(gate):
     refused(result, FIRST + 4, "merge keys")
 
 
+def test_a_yaml_1_1_boolean_is_refused_s46e(gate):
+    """`evals-only: yes` passed the gate (s46e): PyYAML, and so the gate and the reference, read it as true, while a
+    YAML 1.2 reader (the editor's check against the schema the file's `$schema` line names) reads the text 'yes'. The
+    rules say a flag is `true` or `false`; every such spelling is refused where it stands, and quoted it is text."""
+    for word in ("yes", "No", "ON", "off"):
+        result = gate(CHANGELOG + "\n" + entry(extra=f"  evals-only: {word}\n"))
+        refused(result, FIRST + 4, f"'{word}' is a boolean only to YAML 1.1")
+        assert re.search(r"^perf-changelog\.yaml:\d+:15: ", result.err, re.M), result.err
+        assert "write true or false" in result.err, result.err
+    result = gate(CHANGELOG + "\n" + entry(description="yes"))
+    refused(result, FIRST + 3, "'yes' is a boolean only to YAML 1.1")
+    ok(gate(CHANGELOG + "\n" + entry(description="'yes'", extra="  evals-only: true\n")))
+
+
 def test_duplicate_key(gate):
     result = gate(CHANGELOG + "\n" + entry(extra="  description:\n    - \"again\"\n"))
     refused(result, FIRST + 4, "appears twice")

@@ -568,7 +568,8 @@ def parse_strict(path: str, text: str, line_of=None, found=(), *, as_reference: 
     from sweepgate.core import yamlsafe
 
     line_of = line_of or (lambda n: n)
-    diags = [*found, *(() if as_reference else yamlsafe.refuse_features(path, text, line_of))]
+    diags = [*found, *(() if as_reference else (*yamlsafe.refuse_features(path, text, line_of),
+                                                *yamlsafe.yaml11_booleans(path, text, line_of)))]
     if not diags and not as_reference:  # composing aliases would walk an alias bomb's shared nodes
         diags = yamlsafe.duplicate_keys(path, text, line_of)
     if diags:

@@ -42,6 +42,31 @@ def refuse_features(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     return diags
 
 
+# Plain scalars that YAML 1.1 (PyYAML, so the gate and the reference) reads as booleans and YAML 1.2 (an editor
+# checking the file against its `$schema`) reads as text: what the file means would depend on its reader.
+YAML11_ONLY_BOOLEANS = frozenset(f(w) for w in ("yes", "no", "on", "off") for f in (str.lower, str.title, str.upper))
+
+
+def yaml11_booleans(doc_path: str, text: str, line_of) -> list[Diagnostic]:
+    """Plain ``yes``/``no``/``on``/``off`` (any case PyYAML takes), each where it stands: true or false to PyYAML, the
+    word to a YAML 1.2 reader. Quoted it is the word to both, and ``true``/``false`` a boolean to both."""
+    diags = []
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if (isinstance(event, yaml.ScalarEvent) and not event.style and event.value in YAML11_ONLY_BOOLEANS
+                    and event.tag is None):
+                mark = event.start_mark
+                truth = "true" if event.value.lower() in ("yes", "on") else "false"
+                diags.append(Diagnostic(
+                    doc_path, line_of(mark.line + 1), mark.column + 1, "yaml-1.1-boolean",
+                    f"'{event.value}' is a boolean only to YAML 1.1 (PyYAML reads {truth}; a YAML 1.2 reader, such as "
+                    f"an editor checking the $schema, reads the text '{event.value}')",
+                    f"write true or false for a flag ({truth} here), or quote it ('{event.value}') for the word"))
+    except yaml.YAMLError:
+        pass  # syntax errors are reported by the parser with their own position
+    return diags
+
+
 def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     """Keys that appear twice in one mapping (a YAML parser would keep the last silently)."""
     diags = []
