@@ -61,9 +61,10 @@ def _given(args):
         argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
     text = jsonio.read_text(args.row, fix, limit=jsonio.MAX_INPUT_BYTES)
-    if not text.strip():  # `sweepgate test-config ... | jq '.[0]' > row.json` whose test-config failed
-        raise fail(args.row, 1, "the file is empty: no row", "write the job's matrix row into it (the command that "
-                   "wrote it printed nothing, such as `sweepgate test-config` refusing a mistyped key: see its error)")
+    if not text.strip():  # `sweepgate test-config ... > row.json` whose test-config failed
+        from sweepgate.core.jsontext import EMPTY_ROW_FILE
+
+        raise fail(args.row, 1, *EMPTY_ROW_FILE)
     row = jsonio.loads(text, args.row, hint=fix)
     if row is None or row == []:  # `jq '.[0]'` of the `[]` test-config prints when its flags select no row
         what = "null (`jq '.[0]'` of an empty list)" if row is None else "an empty list"

@@ -159,6 +159,10 @@ def object_places(text: str, data) -> dict[int, tuple[int, int]]:
 # Digits of an integer read as such; the largest float, about 1.8e308, has 309.
 # What a document nested deeper than Python's JSON reader goes (a RecursionError) is, as every refusal of one says.
 NESTED_TOO_DEEPLY = "nested too deeply (about 1,000 levels)"
+# A row file with nothing in it (`sweepgate test-config ... > row.json` whose test-config refused a mistyped key):
+# no row, and not a broken JSON file; (what, fix) as `results ingest --row` and `rehearse --row-json` both say it
+EMPTY_ROW_FILE = ("the file is empty: no row", "write the job's matrix row into it (the command that wrote it printed "
+                  "nothing, such as `sweepgate test-config` refusing a mistyped key: see its error)")
 
 INT_DIGITS = 300
 

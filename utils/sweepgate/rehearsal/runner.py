@@ -88,6 +88,8 @@ def _read_row_file(path: Path) -> tuple[str, object]:
     """--row-json's text and what it holds."""
     try:
         text = path.read_text(encoding="utf-8")
+        if not text.strip():  # `sweepgate test-config ... > row.json` whose test-config failed
+            raise fail(str(path), 1, *jsontext.EMPTY_ROW_FILE)
         return text, jsontext.loads(text)
     except OSError as exc:
         raise fail(str(path), 0, f"cannot read row file: {os_reason(exc)}",
