@@ -78,6 +78,16 @@ def _staged_base(git) -> str:
                        ".pre-commit-config.yaml)")
 
 
+def _after_upstream(git, args, base: str) -> str:
+    """Where --staged's history ended when nothing is appended after it (its upstream's merge-base): a branch whose
+    entry that upstream already holds reads "no entry appended", and says against what; nothing where the user named
+    the base (--base-ref) or there is no upstream (HEAD, the empty history)."""
+    from sweepgate.core.upstream import upstream_named
+
+    named = upstream_named(git) if args.staged and not args.base_ref else None
+    return f" after the merge-base with {named[0]}, {named[1][:12]}" if named and named[1] == base else ""
+
+
 def _imported(problems: list) -> bool:
     """Whether refusals before a first commit are those an imported changelog causes, checked against the empty
     history (``IMPORT_RULES``: its layout, copied or mixed entries, old pr-links), and none an entry's own mistake
@@ -141,7 +151,7 @@ def run(args) -> int:
     else:
         # The one outcome where validate and matrix differ on purpose: matrix refuses a change
         # that appends nothing (CONTRACTS section 1), the gate accepts it (a code-only PR).
-        what = "no entry appended, nothing to run"
+        what = f"no entry appended{_after_upstream(git, args, base)}, nothing to run"
     if outcome.inputs:
         what += f"; {count(len(outcome.inputs), 'changed config file')} checked"
     if args.github_output:

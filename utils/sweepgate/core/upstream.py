@@ -52,11 +52,17 @@ def upstream_base(git) -> str | None:
     None when there is none (no such branch, or a shallow clone that ends before the fork). During a
     git merge, of the upstream with the merge being made (HEAD and MERGE_HEAD): what it merges in is
     history to the commit it makes, not the branch's own entries."""
+    named = upstream_named(git)
+    return named[1] if named else None
+
+
+def upstream_named(git) -> tuple[str, str] | None:
+    """(the upstream, its merge-base) of ``upstream_base``, for a message that says what was compared against."""
     merging = git.commit_of("MERGE_HEAD")
     for upstream in _upstreams(git):
         mb = git.run("merge-base", upstream, "HEAD", *([merging] if merging else []), check=False).decode().strip()
         if mb:
-            return mb
+            return upstream, mb
     return None
 
 
