@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHANGELOG
-from test_matrix import entry
-from test_reuse import M_ROW, SCRIPTS, SHIPPED, matrix, rows, run_pr_sweep, script, sg, with_support
+from test_reuse import (M_ROW, SCRIPTS, SHIPPED, at_main, remaining_rows, reuse_at_merge, script, sg, squash_merged,
+                        with_support)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "results"))
@@ -69,31 +68,10 @@ def elsewhere(make_repo):
     return make_repo(files=files)
 
 
-def _pushed(repo, tmp_path: Path, db: str, change: dict[str, str]) -> Path:
-    """A PR tuning both dsr1 keys, swept (sidecars and ingest), then ``change`` committed and the PR
-    squash-merged; the push's matrix file."""
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    run_pr_sweep(repo, matrix(repo, main, pr_head), tmp_path, db)
-    repo.commit(change, "change what the jobs run, outside section 7's paths")
-    repo.git("checkout", "-q", "main")
-    repo.git("merge", "-q", "--squash", "pr")
-    merged = repo.commit(message="Tune both dsr1 keys (#7)")
-    path = tmp_path / "matrix.json"
-    path.write_text(json.dumps(matrix(repo, main, merged)))
-    return path
-
-
-def _reuse(repo, tmp_path: Path, db: str, m: Path):
-    return sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(m), "--out", str(tmp_path / "remaining.json"),
-              "--run-id", "200", "--ref", "refs/heads/main")
-
-
 def test_a_launcher_kept_elsewhere_gives_no_identity_and_reuse_runs_every_job(elsewhere, tmp_path):
     repo, db = elsewhere, f"sqlite:///{tmp_path / 'results.db'}"
-    m = _pushed(repo, tmp_path, db, {"runners/launch_b300-nv.sh": "echo a new launcher\n"})
-    proc = _reuse(repo, tmp_path, db, m)
+    _main, merged = squash_merged(repo, tmp_path, db, {"runners/launch_b300-nv.sh": "echo a new launcher\n"})
+    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "reused 0 of 5 jobs (0 GPU-hours saved)"
     sidecars = sorted((tmp_path / "results").glob("*.job.json"))  # ingested, each without an identity
@@ -102,7 +80,7 @@ def test_a_launcher_kept_elsewhere_gives_no_identity_and_reuse_runs_every_job(el
     said = (f"5 jobs not reused, no run identity: no {LAUNCHER}, {identity.LAUNCHER_LIB} in the repository, "
             f"{identity.BLIND_WHY}")
     assert proc.stderr.splitlines() == [f"sweepgate ci reuse: {said}"], proc.stderr
-    assert json.loads((tmp_path / "remaining.json").read_text()) == json.loads(m.read_text())
+    assert json.loads((tmp_path / "remaining.json").read_text()) == json.loads((tmp_path / "matrix.json").read_text())
     plan = sg(repo.path, "plan", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--json", "--db", db)
     assert plan.returncode == 0, plan.stderr
     assert json.loads(plan.stdout)["reuse"]["no_identity"] == [said]
@@ -117,15 +95,15 @@ def test_a_script_kept_elsewhere_gives_no_identity_and_its_change_is_never_reuse
     files.update({path: script(key) for key, path in SCRIPTS.items() if key != "dsr1-fp4-b300-vllm"})
     files["elsewhere/dsr1_vllm.sh"] = script("dsr1-fp4-b300-vllm")
     repo, db = make_repo(files=files), f"sqlite:///{tmp_path / 'results.db'}"
-    m = _pushed(repo, tmp_path, db, {"elsewhere/dsr1_vllm.sh": script("dsr1-fp4-b300-vllm", 2)})
-    proc = _reuse(repo, tmp_path, db, m)
+    _main, merged = squash_merged(repo, tmp_path, db, {"elsewhere/dsr1_vllm.sh": script("dsr1-fp4-b300-vllm", 2)})
+    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "reused 2 of 5 jobs (≥ 4 GPU-hours saved)"
     said = [line for line in proc.stderr.splitlines() if "no run identity" in line]
     assert said == [f"sweepgate ci reuse: 3 jobs not reused, no run identity: {identity.NO_SCRIPT} (such as "
                     f"{SCRIPTS['dsr1-fp4-b300-vllm']}), {identity.BLIND_WHY}"], proc.stderr
-    left = json.loads((tmp_path / "remaining.json").read_text())
-    assert sorted((r["framework"], r["conc"]) for r in rows(left)) == [("vllm", 4), ("vllm", 8), ("vllm", 16)]
+    left = sorted((r["framework"], r["conc"]) for r in remaining_rows(tmp_path))
+    assert left == [("vllm", 4), ("vllm", 8), ("vllm", 16)]
 
 
 def test_row_env_takes_no_identity_for_a_job_whose_launcher_is_not_there(tmp_path):

@@ -81,35 +81,69 @@ def run_pr_sweep(repo, m: dict, tmp_path: Path, db: str, stored: int = 5) -> Non
     assert f"ingested {stored} results ({stored} new)" in proc.stdout
 
 
-def test_squash_merge_reuses_every_row_whose_files_did_not_change(repo, tmp_path):
-    db = f"sqlite:///{tmp_path / 'results.db'}"
+def swept_pr(repo, tmp_path: Path, db: str, stored: int = 5, before_ingest=None) -> str:
+    """A PR, branch ``pr`` off main, that tunes both dsr1 keys (5 rows), its sweep's results in ``db`` and its matrix in
+    matrix.json; its head. ``before_ingest(pr_matrix, results_folder)`` may leave more in the jobs' results."""
     main = repo.head()
     repo.git("checkout", "-q", "-b", "pr")
     pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
     pr_matrix = matrix(repo, main, pr_head)
     assert len(rows(pr_matrix)) == 5  # vllm conc 4, 8, 16; sglang conc 4, 8
-    run_pr_sweep(repo, pr_matrix, tmp_path, db)
+    if before_ingest:
+        (tmp_path / "results").mkdir(exist_ok=True)
+        before_ingest(pr_matrix, tmp_path / "results")
+    run_pr_sweep(repo, pr_matrix, tmp_path, db, stored)
+    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
+    return pr_head
 
-    # After the PR's sweep, the sglang script changes; then the PR is squash-merged.
-    sglang = SCRIPTS["dsr1-fp4-b300-sglang"]
-    repo.commit({sglang: script("dsr1-fp4-b300-sglang", 2)}, "fix the sglang script")
+
+def squash_merged(repo, tmp_path: Path, db: str, change: dict[str, str] | None = None, **sweep) -> tuple[str, str]:
+    """Reuse at merge's scenario: the PR of ``swept_pr`` (``sweep``: its keywords) is swept, ``change`` is committed
+    on it after its sweep, and it is squash-merged into main; matrix.json is then the push's matrix. Returns
+    main's commit before the merge and the merge commit."""
+    main = repo.head()
+    swept_pr(repo, tmp_path, db, **sweep)
+    if change:
+        repo.commit(change, "change what the jobs run after the PR's sweep")
     repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--squash", "pr")
     merged = repo.commit(message="Tune both dsr1 keys (#7)")
-    push = matrix(repo, main, merged)
-    (tmp_path / "matrix.json").write_text(json.dumps(push))
+    (tmp_path / "matrix.json").write_text(json.dumps(matrix(repo, main, merged)))
+    return main, merged
+
+
+def reuse_at_merge(repo, tmp_path: Path, db: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`ci reuse` on the push of ``squash_merged``'s merge: matrix.json in, remaining.json out; ``args`` name the run
+    (--run-id, --ref, --commit) where ``env`` (GitHub Actions' variables) does not."""
+    return sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
+              "--out", str(tmp_path / "remaining.json"), *args, env=env)
+
+
+def remaining_rows(tmp_path: Path) -> list[dict]:
+    return rows(json.loads((tmp_path / "remaining.json").read_text()))
+
+
+def at_main(merged: str) -> tuple[str, ...]:
+    """The run ``reuse_at_merge`` records against: run 200 of main's push of ``merged``."""
+    return ("--run-id", "200", "--ref", "refs/heads/main", "--commit", merged)
+
+
+def test_squash_merge_reuses_every_row_whose_files_did_not_change(repo, tmp_path):
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    # After the PR's sweep, the sglang script changes; then the PR is squash-merged.
+    sglang = SCRIPTS["dsr1-fp4-b300-sglang"]
+    _main, merged = squash_merged(repo, tmp_path, db, {sglang: script("dsr1-fp4-b300-sglang", 2)})
+    push = json.loads((tmp_path / "matrix.json").read_text())
 
     # Outside a run there is no run to record reused results against: a missing argument (exit 2,
     # the usage line), said before the store is read, and nothing written.
-    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
-              "--out", str(tmp_path / "remaining.json"))
+    proc = reuse_at_merge(repo, tmp_path, db)
     assert proc.returncode == 2 and proc.stderr.startswith("usage: sweepgate ci reuse "), proc.stderr
     assert proc.stderr.splitlines()[-1].startswith("sweepgate ci reuse: error: argument --run-id: required outside "
                                                    "GitHub Actions ($GITHUB_RUN_ID is not set); pass --run-id ID")
     assert not (tmp_path / "remaining.json").exists()
-    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
-              "--out", str(tmp_path / "remaining.json"),
-              env={"GITHUB_RUN_ID": "200", "GITHUB_REF": "refs/heads/main", "GITHUB_SHA": merged})
+    proc = reuse_at_merge(repo, tmp_path, db, env={"GITHUB_RUN_ID": "200", "GITHUB_REF": "refs/heads/main",
+                                                   "GITHUB_SHA": merged})
     assert proc.returncode == 0, proc.stderr
     # 3 vllm rows x 8 GPUs x 20 minutes (the 1k1k estimate) = 8 GPU-hours; at least: their label, b300, states
     # no gpus-per-node in configs/runners.yaml, so a job is counted by its tp, not the node it holds (s40t)
@@ -325,17 +359,6 @@ def test_gpu_hours_saved_on_a_runner_without_gpus_per_node_are_a_lower_bound():
     assert Found([("single_node/1k1k", dict(single, **{F.TP: 8}), "i")], {"i": [{}]}, minutes).lower_bound
     assert not Found([("single_node/1k1k", dict(single, **{F.TP: 8}), "i")], {"i": [{}]}, minutes,
                      runners={F.HARDWARE: {"cluster:b300-nv": {F.GPUS_PER_NODE: 8}}}).lower_bound
-
-
-def swept_pr(repo, tmp_path: Path, db: str) -> str:
-    """A PR that tunes both dsr1 keys, its sweep's results in ``db`` and its matrix in matrix.json; its head."""
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    pr_matrix = matrix(repo, main, pr_head)
-    run_pr_sweep(repo, pr_matrix, tmp_path, db)
-    (tmp_path / "matrix.json").write_text(json.dumps(pr_matrix))
-    return pr_head
 
 
 def test_a_store_that_cannot_record_leaves_no_remaining_matrix(repo, tmp_path):
@@ -588,27 +611,18 @@ def test_a_job_that_failed_in_part_is_not_reused(repo, tmp_path):
     part that failed was never measured again, on main or anywhere. A job is reused only when every record it left
     is a success; such a row runs again at merge."""
     db = f"sqlite:///{tmp_path / 'results.db'}"
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    pr_matrix = matrix(repo, main, pr_head)
-    broken = F.result_filename(rows(pr_matrix)[0], "b300-nv_00")
-    results = tmp_path / "results"
-    results.mkdir()
-    (results / f"{broken}-eval.json").write_text('{"results": {"gsm8k": {"exact_match')  # the eval cut short
-    run_pr_sweep(repo, pr_matrix, tmp_path, db, stored=6)
+    broken = []
+
+    def cut_short(pr_matrix: dict, results: Path) -> None:
+        broken.append(F.result_filename(rows(pr_matrix)[0], "b300-nv_00"))
+        (results / f"{broken[0]}-eval.json").write_text('{"results": {"gsm8k": {"exact_match')  # the eval cut short
+
+    _main, merged = squash_merged(repo, tmp_path, db, stored=6, before_ingest=cut_short)
     with open_store(db) as store:
-        stored = [r for r in store.run_results("100") if r[R.RESULT_FILENAME].startswith(broken)]
+        stored = [r for r in store.run_results("100") if r[R.RESULT_FILENAME].startswith(broken[0])]
     assert sorted(r[R.STATUS] for r in stored) == [R.FAILURE, R.SUCCESS], stored  # the job as it was stored
 
-    repo.git("checkout", "-q", "main")
-    repo.git("merge", "-q", "--squash", "pr")
-    merged = repo.commit(message="Tune both dsr1 keys (#7)")
-    (tmp_path / "matrix.json").write_text(json.dumps(matrix(repo, main, merged)))
-    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
-              "--out", str(tmp_path / "remaining.json"), "--run-id", "200", "--ref", "refs/heads/main",
-              "--commit", merged)
+    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("reused 4 of 5 jobs"), proc.stdout
-    remaining = rows(json.loads((tmp_path / "remaining.json").read_text()))
-    assert [F.result_filename(r, "b300-nv_00") for r in remaining] == [broken]
+    assert [F.result_filename(r, "b300-nv_00") for r in remaining_rows(tmp_path)] == broken

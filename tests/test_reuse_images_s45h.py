@@ -9,9 +9,8 @@ import json
 
 import pytest
 
-from conftest import CHANGELOG, FLEET_NVIDIA
-from test_matrix import entry
-from test_reuse import ROOT, SCRIPTS, SHIPPED, matrix, rows, run_pr_sweep, script, sg
+from conftest import FLEET_NVIDIA
+from test_reuse import ROOT, SCRIPTS, SHIPPED, at_main, remaining_rows, reuse_at_merge, script, sg, squash_merged
 
 from sweepgate.core import fields as F
 from sweepgate.results import reuse
@@ -37,23 +36,13 @@ def test_a_row_whose_image_is_a_moving_tag_is_never_reused_and_one_line_says_how
     files["configs/nvidia-master.yaml"] = fleet(vllm_image, DIGEST)
     repo = make_repo(files=files)
     db = f"sqlite:///{tmp_path / 'results.db'}"
-    main = repo.head()
-    repo.git("checkout", "-q", "-b", "pr")
-    pr_head = repo.commit_changelog(CHANGELOG + "\n" + entry(*SCRIPTS), "tune both dsr1 keys")
-    run_pr_sweep(repo, matrix(repo, main, pr_head), tmp_path, db)
-    repo.git("checkout", "-q", "main")
-    repo.git("merge", "-q", "--squash", "pr")
-    merged = repo.commit(message="Tune both dsr1 keys (#7)")
-    (tmp_path / "matrix.json").write_text(json.dumps(matrix(repo, main, merged)))
-
-    proc = sg(repo.path, "ci", "reuse", "--db", db, "--matrix", str(tmp_path / "matrix.json"),
-              "--out", str(tmp_path / "remaining.json"), "--run-id", "200", "--ref", "refs/heads/main",
-              "--commit", merged)
+    main, merged = squash_merged(repo, tmp_path, db)
+    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
     assert proc.returncode == 0, proc.stderr
     # the sglang rows (image pinned by digest) are reused; the vllm rows' results may be of another image
     assert proc.stdout.splitlines()[-1].startswith("reused 2 of 5 jobs"), proc.stdout
-    remaining = rows(json.loads((tmp_path / "remaining.json").read_text()))
-    assert sorted((r["framework"], r["conc"]) for r in remaining) == [("vllm", 4), ("vllm", 8), ("vllm", 16)]
+    left = sorted((r["framework"], r["conc"]) for r in remaining_rows(tmp_path))
+    assert left == [("vllm", 4), ("vllm", 8), ("vllm", 16)]
     said = [line for line in proc.stderr.splitlines() if "moving tag" in line]
     assert len(said) == 3, proc.stderr
     why = f"its tag {tag!r} can be pushed again" if tag else "it names no tag (Docker pulls 'latest')"
