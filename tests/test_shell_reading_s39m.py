@@ -17,8 +17,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from test_blind_identity_s38k import _pushed, _reuse
-from test_reuse import M_ROW, SCRIPTS, SHIPPED, assert_each_file_is_part_of_the_identity, script, with_support
+from test_reuse import (M_ROW, SCRIPTS, SHIPPED, assert_each_file_is_part_of_the_identity, at_main, reuse_at_merge, script,
+                        squash_merged, with_support)
 from test_sourced_library_s35c import LIB, SCRIPT, oracle_tests, script_text
 
 from sweepgate.core import identity, recipes
@@ -185,8 +185,8 @@ def test_reuse_runs_the_jobs_of_a_script_sourcing_a_process_substitution_and_say
     files[vllm] = files[vllm].replace("echo run\n", "source <(cat benchmarks/shared/helper.sh)\necho run\n")
     files[HELPER] = "MAX_BATCH=8\n"
     repo, db = make_repo(files=files), f"sqlite:///{tmp_path / 'results.db'}"
-    m = _pushed(repo, tmp_path, db, {HELPER: "MAX_BATCH=16\n"})
-    proc = _reuse(repo, tmp_path, db, m)
+    _main, merged = squash_merged(repo, tmp_path, db, {HELPER: "MAX_BATCH=16\n"})
+    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "reused 2 of 5 jobs (≥ 4 GPU-hours saved)"
     said = [line for line in proc.stderr.splitlines() if "no run identity" in line]
