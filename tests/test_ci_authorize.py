@@ -128,7 +128,7 @@ def user(login):
 
 
 def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comments=(), head=HEAD, number=7,
-               base_sha=BASE):
+               base_sha=BASE, event_times=()):
     base = f"/repos/{REPO}"
     repo_json = {"id": 1, "name": "bench", "full_name": REPO, "url": f"{stub.url}{base}", "owner": user("acme")}
     stub.route("GET", base, repo_json)
@@ -142,7 +142,8 @@ def serve_pull(stub, *, head_repo=REPO, draft=False, labels=(), events=(), comme
     stub.route("GET", f"{base}/issues/{number}", {**pr, "url": f"{stub.url}{base}/issues/{number}"})
     stub.route("GET", f"{base}/issues/{number}/events", [
         {"id": i, "event": "labeled", "actor": user(login), "label": {"name": name, "color": "ededed"},
-         "created_at": "2026-01-01T00:00:00Z"} for i, (name, login) in enumerate(events)])
+         "created_at": event_times[i] if i < len(event_times) else "2026-01-01T00:00:00Z"}
+        for i, (name, login) in enumerate(events)])
     stub.route("GET", f"{base}/issues/{number}/comments", [
         {"id": 100 + i, "body": body, "user": user(login), "created_at": "2026-01-02T00:00:00Z"}
         for i, (login, body) in enumerate(comments)])
@@ -275,6 +276,7 @@ def wf_run(stub, run_id: int, title: str, status: str, created_at: str = "2026-0
 
     f = {**DISPATCH_RUN, **fields}
     return {"id": run_id, "name": "run-sweep", "display_title": title, "status": status, "created_at": created_at,
+            "conclusion": fields.pop("conclusion", None), "updated_at": fields.pop("updated_at", created_at),
             "event": f["event"], "head_branch": f["head_branch"], "path": f["path"],
             "repository": repository(f["repository"]), "head_repository": repository(f["head_repository"]),
             "url": f"{stub.url}/repos/{REPO}/actions/runs/{run_id}"}
@@ -684,7 +686,7 @@ def test_no_answer_for_one_pr_stops_the_poll_an_error_answer_leaves_it_alone(mon
     with pytest.raises(requests.exceptions.ConnectionError):
         ci_github._decisions(Repo(), REPO, None)
     monkeypatch.setattr(pullstate, "pull_state", answer(GithubException(502, {"message": "Bad Gateway"}, None)))
-    decisions, problems, oldest, unknown = ci_github._decisions(Repo(), REPO, None)
+    decisions, problems, oldest, unknown, _ = ci_github._decisions(Repo(), REPO, None)
     assert unknown == {"7", "8"} and decisions == {} and len(problems) == 2
 
 
@@ -747,3 +749,75 @@ def test_a_dispatch_run_of_a_tag_named_main_titled_as_a_closed_pr_s_sweep_is_not
     assert compares == sorted(f"{stub.history.main}...{sha}" for sha in (older, tagged)), stub.targets
     assert f"run 6001 (head_sha {tagged[:12]} not in main's history" in proc.stderr, proc.stderr
     assert "neither taken for a PR's sweep nor cancelled" in proc.stderr, proc.stderr
+
+
+# --- s46a: a cancelled sweep comes back only when a maintainer asks again ---------------------
+
+def _at(text):
+    import datetime as dt
+
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+CANCELLED_AT = _at("2026-01-03T00:00:00Z")
+
+
+@pytest.mark.parametrize("conclusion,asked,dispatched", [
+    ("cancelled", None, False),  # nobody asked again: a maintainer's cancel (or the poller's own) stands
+    ("cancelled", "2026-01-02T00:00:00Z", False),  # the request is older than the run: it was that run's
+    ("cancelled", "2026-01-04T00:00:00Z", True),  # the label applied again after the run ended
+    ("timed_out", "2026-01-04T00:00:00Z", True),
+    ("failure", "2026-01-04T00:00:00Z", False),  # a run that ended is re-run from its page, not dispatched again
+    ("success", "2026-01-04T00:00:00Z", False),
+])
+def test_a_cancelled_sweep_is_dispatched_again_only_when_asked_after_it(conclusion, asked, dispatched):
+    """s46a: the poll never dispatched a (SHA, mode) again once any run had that title, so a sweep a maintainer
+    cancelled, or one that timed out, could not be asked for again: re-applying the label did nothing."""
+    d = decision.Decision("trimmed", "label 'sweep-enabled': trimmed sweep", pr_number="7", head_ref=HEAD)
+    run = dispatch.Run(5, dispatch.run_title("7", HEAD, "trimmed"), "completed", conclusion, CANCELLED_AT)
+    requested = {"7": _at(asked)} if asked else {}
+    actions = dispatch.plan({"7": d}, [run], requested=requested)
+    assert [(a.kind, a.pr, a.sha) for a in actions] == ([("dispatch", "7", HEAD)] if dispatched else []), actions
+    if dispatched:
+        assert f"asked again after run 5 ended {conclusion}" in actions[0].reason, actions[0].reason
+
+
+def test_a_running_sweep_is_not_dispatched_again_when_asked_again():
+    d = decision.Decision("trimmed", "ok", pr_number="7", head_ref=HEAD)
+    runs = [dispatch.Run(6, dispatch.run_title("7", HEAD, "trimmed"), "in_progress"),
+            dispatch.Run(5, dispatch.run_title("7", HEAD, "trimmed"), "completed", "cancelled", CANCELLED_AT)]
+    assert dispatch.plan({"7": d}, runs, requested={"7": _at("2026-01-04T00:00:00Z")}) == []
+
+
+def test_requested_at_is_the_newest_counted_label_or_approval():
+    state = auth.PullState(number=7, state="open", draft=False, head_sha=HEAD, base_sha=BASE, head_repo=REPO,
+                           base_repo=REPO, labels=frozenset([SWEEP, decision.NO_CANARY_LABEL]),
+                           labelers={SWEEP: "dev", decision.NO_CANARY_LABEL: "reader"},
+                           labeled_at={SWEEP: _at("2026-01-04T00:00:00Z"),
+                                       decision.NO_CANARY_LABEL: _at("2026-01-09T00:00:00Z")},
+                           comments=(("maint", f"/sweep {HEAD}"), ("maint", f"/sweep {OLD}"), ("reader", f"/sweep {HEAD}")),
+                           comment_times=(_at("2026-01-05T00:00:00Z"), _at("2026-01-07T00:00:00Z"),
+                                          _at("2026-01-08T00:00:00Z")))
+    # the reader's label and approval count for nothing, nor an approval of another commit
+    assert auth.requested_at(state, perm) == _at("2026-01-05T00:00:00Z")
+    assert auth.requested_at(pull(), perm) is None
+
+
+@pytest.mark.parametrize("labeled_at,dispatched", [("2026-01-01T00:00:00Z", False), ("2026-01-04T00:00:00Z", True)])
+def test_the_poller_dispatches_a_cancelled_sweep_again_when_the_label_is_applied_again(stub, tmp_path, labeled_at,
+                                                                                         dispatched):
+    """s46a, through the API: run 5 of PR 7's head ended cancelled on 2026-01-03; the label the PR runs by was
+    applied before it (the run's own request: nothing happens) or after it (a maintainer asks again: dispatched)."""
+    pr = serve_pull(stub, labels=[SWEEP], events=[(SWEEP, "dev")], event_times=[labeled_at])
+    stub.route("GET", f"/repos/{REPO}/pulls", [pr])
+    wf = serve_runs(stub, [wf_run(stub, 5, dispatch.run_title("7", HEAD, "trimmed"), "completed",
+                                  conclusion="cancelled", updated_at="2026-01-03T00:00:00Z")])
+    stub.route("POST", f"{wf}/dispatches", None, status=204)
+    proc = run_cli(stub, "dispatch")
+    assert proc.returncode == 0, proc.stderr
+    posts = [(path, payload) for method, path, payload in stub.requests if method == "POST"]
+    assert posts == ([(f"{wf}/dispatches", {"ref": decision.MAIN_REF,
+                                            "inputs": {"pr-number": "7", "sha": HEAD, "mode": "trimmed"}})]
+                     if dispatched else []), proc.stderr
+    if dispatched:
+        assert "asked again after run 5 ended cancelled" in proc.stderr

@@ -67,7 +67,7 @@ def _runs(repo, workflow, since, repository: str, ref: str, passed_over: dict, w
     over, its title never taken for a PR's sweep (which would hold that PR's dispatch back) nor the run
     cancelled, and put in ``passed_over`` (run id -> what of it differs) for the caller to say."""
     from sweepgate.core.branch_history import BranchHistory
-    from sweepgate.core.github import run_mismatch
+    from sweepgate.core.github import COMPLETED, run_mismatch
     from sweepgate.results.source import branch_of
     from sweepgate.workflow.dispatch import GPU_WORKFLOW, Run, cancellable
 
@@ -77,6 +77,8 @@ def _runs(repo, workflow, since, repository: str, ref: str, passed_over: dict, w
         if len(out) >= NEWEST_RUNS and (since is None or run.created_at is None or run.created_at < since):
             break
         listed = Run(run.id, run.display_title or "", run.status or "")
+        if listed.title in wanted and listed.status == COMPLETED:  # may a maintainer have asked for it again
+            listed = Run(listed.id, listed.title, listed.status, run.conclusion or "", run.updated_at)
         if mismatch := (run_mismatch(run, repository, GPU_WORKFLOW, event=DISPATCH_EVENT, branch=branch,
                                      succeeded=False)
                         or (history.mismatch(repo, run.head_sha)
@@ -105,11 +107,11 @@ def _passed_over(passed_over: dict, repository: str, ref: str, api_url: str | No
                        hint=passed_over_hint(passed_over, branch_of(ref), github.PASSED_OVER_HINT))]
 
 
-def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, Decision], list, object, set]:
+def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, Decision], list, object, set, dict]:
     """Each open PR's decision, keyed by number, the problems, when the oldest PR that may run was
     opened (only such a PR is dispatched again when its sweep is missed; a long-open draft or unlabelled
     PR would have every poll page through months of runs, past the token's hourly rate limit), and the
-    PRs that could not be read.
+    PRs that could not be read, and when each PR was last asked for a sweep (``authorize.requested_at``).
     A PR whose labels ask for two sweeps at once is a problem of its own and a skip; a PR the API
     answered with an error for (a 5xx, a 404 as it closes) is a problem and unknown: nothing is
     dispatched or cancelled for it this poll. Neither holds up any other PR's dispatch or cancel.
@@ -119,15 +121,16 @@ def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, De
 
     from sweepgate.core.errors import SweepgateError
     from sweepgate.core.github import rate_limited
-    from sweepgate.workflow.authorize import authorize
+    from sweepgate.workflow.authorize import authorize, requested_at
     from sweepgate.workflow.pullstate import permission_lookup, pull_state
 
     permission = permission_lookup(repo)
-    decisions, problems, oldest, unknown = {}, [], None, set()
+    decisions, problems, oldest, unknown, requested = {}, [], None, set(), {}
     for p in repo.get_pulls(state="open"):
         try:
-            decisions[str(p.number)] = authorize(pull_state(repo, p.number), permission,
-                                                 source=f"{repository}#{p.number}")
+            state = pull_state(repo, p.number)
+            decisions[str(p.number)] = authorize(state, permission, source=f"{repository}#{p.number}")
+            requested[str(p.number)] = requested_at(state, permission)
         except SweepgateError as exc:
             problems += exc.diagnostics
             decisions[str(p.number)] = _skip("; ".join(d.message for d in exc.diagnostics))
@@ -140,7 +143,7 @@ def _decisions(repo, repository: str, api_url: str | None) -> tuple[dict[str, De
             continue
         if decisions[str(p.number)].run and p.created_at is not None:
             oldest = p.created_at if oldest is None else min(oldest, p.created_at)
-    return decisions, problems, oldest, unknown
+    return decisions, problems, oldest, unknown, requested
 
 
 def run_dispatch(args) -> int:
@@ -153,14 +156,14 @@ def run_dispatch(args) -> int:
     client, repo, repository = _connect("sweepgate ci dispatch", args.repository, args.github_api_url,
                                         resend_posts=False)
     try:
-        decisions, problems, oldest, unknown = _decisions(repo, repository, args.github_api_url)
+        decisions, problems, oldest, unknown, requested = _decisions(repo, repository, args.github_api_url)
         emit(problems)
         workflow = repo.get_workflow(GPU_WORKFLOW)
         passed_over: dict = {}
         wanted = {run_title(pr, d.head_ref, d.mode) for pr, d in decisions.items() if d.run}
         runs = _runs(repo, workflow, oldest, repository, args.ref, passed_over, wanted)
         emit(_passed_over(passed_over, repository, args.ref, args.github_api_url))
-        actions = plan(decisions, runs, unknown)
+        actions = plan(decisions, runs, unknown, {pr: at for pr, at in requested.items() if at is not None})
         failed = _carry_out(actions, args, client, repo, workflow, repository)
         emit(failed)
         unread = f" ({len(unknown)} not read)" if unknown else ""

@@ -10,6 +10,7 @@ state; run-sweep.yml's decide job and sweep-dispatch.yml's poller both call ``au
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -53,6 +54,8 @@ class PullState:
     labelers: dict[str, str] = field(default_factory=dict)  # label -> login of its last "labeled" event
     comments: tuple[tuple[str, str], ...] = ()  # (login, body), oldest first
     head_message: str = ""
+    labeled_at: dict[str, dt.datetime] = field(default_factory=dict)  # label -> time of its last "labeled" event
+    comment_times: tuple[dt.datetime | None, ...] = ()  # each comment's creation, as ``comments``
 
     @property
     def is_fork(self) -> bool:
@@ -74,6 +77,17 @@ def counted_labels(pull: PullState, permission: Permission) -> set[str]:
     appliers = {label_key(name): login for name, login in pull.labelers.items()}
     return {label_key(name) for name in pull.labels
             if label_key(name) in LABELS and trusted(appliers.get(label_key(name), ""), permission)}
+
+
+def requested_at(pull: PullState, permission: Permission) -> dt.datetime | None:
+    """When the PR was last asked for a sweep: the newest time a counted sweep label was applied (by a write+
+    account) or a write+ account's ``/sweep`` named the head SHA; None when no time is known. The poll
+    dispatches a cancelled sweep again only when this is later than the run's end (``dispatch.plan``)."""
+    counted = counted_labels(pull, permission)
+    times = [at for name, at in pull.labeled_at.items() if label_key(name) in counted and at is not None]
+    times += [at for (login, body), at in zip(pull.comments, pull.comment_times)
+              if at is not None and approval_sha(body) == pull.head_sha and trusted(login, permission)]
+    return max(times, default=None)
 
 
 def _approval(pull: PullState, permission: Permission) -> tuple[bool, str]:

@@ -32,10 +32,13 @@ def pull_state(repo, number: int) -> PullState:
         raise NotGitHubJSON("a label without a name")
     issue = repo.get_issue(number)
     labelers: dict[str, str] = {}
+    labeled_at: dict = {}
     for event in issue.get_events():
         if event.event == "labeled" and event.label is not None and isinstance(event.label.name, str):
             labelers[event.label.name] = event.actor.login if event.actor else ""
-    comments = tuple((c.user.login if c.user else "", c.body or "") for c in issue.get_comments())
+            labeled_at[event.label.name] = event.created_at
+    read = list(issue.get_comments())
+    comments = tuple((c.user.login if c.user else "", c.body or "") for c in read)
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
     commit = repo.get_commit(pull.head.sha).commit
     if commit is None:
@@ -45,7 +48,8 @@ def pull_state(repo, number: int) -> PullState:
     return PullState(number=pull.number, state=pull.state, draft=bool(pull.draft), head_sha=pull.head.sha,
                      base_sha=pull.base.sha, head_repo=head_repo, base_repo=repo.full_name,
                      labels=frozenset(labels), labelers=labelers, comments=comments,
-                     head_message=commit.message or "")
+                     head_message=commit.message or "", labeled_at=labeled_at,
+                     comment_times=tuple(c.created_at for c in read))
 
 
 def permission_lookup(repo):
