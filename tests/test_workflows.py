@@ -579,7 +579,9 @@ def test_the_comment_job_runs_no_pr_code(docs):
     assert download["with"]["name"] == "sweepgate-results"
     runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
     assert runs[0] == "python -m pip install --quiet ."
-    assert runs[1].endswith('sweepgate results comment --body sweepgate-results/comment.md --pr-number "${PR_NUMBER}"')
+    # s46a: a cancelled sweep's note (ci collect --note, in the same artifact) goes at the comment's top
+    assert runs[1].endswith('sweepgate results comment --body sweepgate-results/comment.md "${note[@]}" '
+                            '--pr-number "${PR_NUMBER}"')
     compare = next(s for s in docs["run-sweep.yml"]["jobs"]["collect"]["steps"] if "results compare" in s.get("run", ""))
     assert "--comment-file sweepgate-results/comment.md" in compare["run"] and "--comment " not in compare["run"]
     # no other job of any workflow writes anything

@@ -261,6 +261,10 @@ def _run_collect(args) -> int:
         raise fail("RESULTS", 0, jsontext.NESTED_TOO_DEEPLY, RESULTS_HINT) from None
     if not isinstance(results, list):
         raise fail("RESULTS", 1, "not a JSON list", RESULTS_HINT)
+    if args.note:  # before the summary: a --note that cannot be written leaves no summary behind
+        from sweepgate.core.outpaths import writable_file
+
+        writable_file(args.note, "--note")
     if os.path.exists(args.results) and not os.path.isdir(args.results):
         raise fail(args.results, 0, "not a folder", "pass --results the folder the result artifacts were downloaded into")
     if not os.path.exists(args.results):  # download-artifact makes none when no job uploaded a result
@@ -272,10 +276,45 @@ def _run_collect(args) -> int:
         print(f"sweepgate ci collect: {args.results}: no result file in it, so no job uploaded one", file=sys.stderr)
     text, ok = summarize([str(r) for r in results], files)
     sys.stdout.write(text)
+    _note_cancelled(args, [str(r) for r in results], files)
     if not ok:  # exit 0: those jobs mark the run; a 1 here skipped the collect job's ingest, compare and comment
         print("sweepgate ci collect: some jobs failed or were cancelled (the step summary counts them); "
               "the others' results are collected", file=sys.stderr)
     return 0
+
+
+def _note_cancelled(args, results: list[str], files: list[str]) -> None:
+    """A sweep some of whose jobs were cancelled: the paragraph saying so and which jobs' results were kept, in
+    the summary and in --note (for the PR comment, `results comment --note`); none is written otherwise."""
+    from pathlib import Path
+
+    from sweepgate.core import jobfile
+    from sweepgate.core.atomic import atomic_write
+    from sweepgate.workflow.fanout import cancelled_note
+
+    statuses = {}
+    for name in files:
+        if name.endswith(jobfile.SUFFIX):
+            statuses[os.path.basename(name)[:-len(jobfile.SUFFIX)]] = _sidecar_status(os.path.join(args.results, name))
+    note = cancelled_note(results, statuses)
+    if note is None:
+        return
+    sys.stdout.write("\n" + note)
+    if args.note:
+        atomic_write(Path(args.note), note.encode())
+
+
+def _sidecar_status(path: str) -> str:
+    """A downloaded job sidecar's status; one that cannot be read or holds none is no finished job's ("?")."""
+    from sweepgate.core.jobfile import STATUS
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = jsontext.loads(fh.read())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return "?"
+    status = doc.get(STATUS) if isinstance(doc, dict) else None
+    return status if isinstance(status, str) else "?"
 
 
 # --- reuse: rows the store already measured (CONTRACTS section 9) ------------------------------
@@ -461,6 +500,9 @@ def add_arguments(parser) -> None:
     p = sub.add_parser("collect", help="markdown summary of the run ($RESULTS = toJSON(needs.*.result))")
     p.add_argument("--results", type=argtypes.not_empty, default="results",
                    help="directory of downloaded result artifacts")
+    p.add_argument("--note", type=argtypes.output_file, metavar="FILE",
+                   help="when jobs of the run were cancelled, also write the paragraph saying so and which jobs' "
+                   "results were kept here (for `results comment --note`); nothing is written otherwise")
     p.set_defaults(_ci=_run_collect)
 
 

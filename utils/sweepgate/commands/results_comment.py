@@ -21,6 +21,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--body", required=True, metavar="PATH", type=argtypes.not_empty,
                         help="the report `sweepgate results compare --comment-file PATH` wrote")
     parser.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, required=True, help="pull request to comment on")
+    parser.add_argument("--note", metavar="PATH", type=argtypes.not_empty, default=None,
+                        help="a paragraph to post at the top of the report, under its first two lines (`ci collect "
+                        "--note`: a cancelled sweep and the jobs whose results were kept)")
     add_repository_options(parser)
 
 
@@ -39,6 +42,8 @@ def run(args) -> int:
         raise fail(args.body, 1, "not a sweepgate results report (no results marker on the first line)",
                    WRITTEN_BY_COMPARE)
     unchecked = _check_the_pr(args.body, body, args.pr_number)
+    if args.note:
+        body = _with_note(body, _read(args.note, "cannot read the note", "pass the file `ci collect --note` wrote"))
     # The report is checked first: what it says is bad wants no token to be told (a typo in
     # --pr-number on a machine without one read "set GITHUB_TOKEN", then the mismatch after it).
     token, repository = github.credentials("sweepgate results comment", args.repository)
@@ -48,6 +53,26 @@ def run(args) -> int:
         say(unchecked)
     say(f"sweepgate results comment: {action} comment {cid} on {repository}#{args.pr_number}")
     return 0
+
+
+def _read(path: str, what: str, fix: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise os_failure(path, what, exc, fix) from None
+    except UnicodeDecodeError as exc:
+        raise fail(path, 0, f"{what}: {exc}", fix) from None
+
+
+def _with_note(body: str, note: str) -> str:
+    """The report with ``note`` under its marker and the line naming its PR and run (which must stay lines 1
+    and 2, where the comment is found and checked), a blank line either side."""
+    lines = body.splitlines(keepends=True)
+    head, rest = "".join(lines[:2]), "".join(lines[2:])
+    if head and not head.endswith("\n"):
+        head += "\n"
+    return f"{head}\n{note.strip()}\n\n{rest.lstrip(chr(10))}"
 
 
 def _check_the_pr(path: str, body: str, asked: int) -> str | None:

@@ -377,6 +377,28 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", ok
 
 
+def cancelled_note(results: list[str], statuses: dict[str, str]) -> str | None:
+    """The paragraph a sweep some of whose jobs were cancelled gets in its step summary and PR comment (None
+    when none was): which jobs' results were kept (``statuses``: each job's sidecar status, by its result
+    name; a success is a whole job finished, stored and reusable) and which were cut short (the others:
+    stored as they ended, never reused). A later sweep of the PR runs only those (``ci reuse --pr-number``)."""
+    if github.CANCELLED not in results:
+        return None
+    kept = sorted(name for name, status in statuses.items() if status == jobfile.SUCCESS)
+    cut = sorted(name for name, status in statuses.items() if status != jobfile.SUCCESS)
+    lines = ["**This sweep was cancelled before it finished** (by a maintainer, a newer sweep of the PR, the "
+             "fail-fast watchdog or a timeout): its results cover only part of the matrix, never a whole sweep."]
+    if kept:
+        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored; the next sweep "
+                      "reuses them and runs only the rest:", ""]
+        lines += [f"- `{name}`" for name in kept]
+    else:
+        lines += ["", "Kept: nothing, no job had finished; the next sweep runs every job."]
+    if cut:
+        lines += ["", f"Cut short (stored as they ended, never reused): {', '.join(f'`{n}`' for n in cut)}."]
+    return "\n".join(lines) + "\n"
+
+
 def check_runners(matrix: dict, labels: set[str], source: str = "matrix", runners: dict | None = None) -> None:
     """Every row's runner must be a label of the trusted (default branch's) configs/runners.yaml:
     a PR's data files may not send a job to a runner main does not know. With that file's
