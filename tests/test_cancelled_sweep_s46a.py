@@ -132,3 +132,16 @@ def test_reuse_takes_a_cancelled_sweep_s_finished_jobs_only(tmp_path):
         st.add([finished, cut])
         found = st.reusable(["id-finished", "id-cut"], pr=7)
     assert set(found) == {"id-finished"}
+
+
+def test_a_cancelled_sweep_that_kept_nothing_is_not_compared(sweep):
+    """A sweep cancelled while its jobs waited for runners uploaded nothing: compare would find no result of the
+    run (exit 1) and turn the collect job red after the summary said nothing was kept. It is skipped then
+    (``ci collect --note`` wrote the note, and no result file came): the PR's earlier comment stays."""
+    jobs = sweep["jobs"]
+    compare = next(s for s in jobs["collect"]["steps"] if s.get("id") == "compare")
+    cond = " ".join(compare["if"].split())
+    assert cond == ("needs.decide.outputs.pr_number != '' && (hashFiles('sweepgate-results/cancelled.md') == '' "
+                    "|| hashFiles('results/**') != '')"), cond
+    download = next(s for s in jobs["collect"]["steps"] if "download-artifact@" in s.get("uses", ""))
+    assert download["with"]["path"] == "results"
