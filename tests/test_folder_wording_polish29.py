@@ -34,6 +34,7 @@ OUTPUT_FILES = {  # (command path, flag) -> the command line that passes D for i
     (("plan",), "--step-summary"): ["plan", "--base-ref", "HEAD", "--head-ref", "HEAD", "--step-summary", D],
     (("ci", "reuse"), "--out"): ["ci", "reuse", "--matrix", "m.json", "--out", D, "--db", "{db}", "--run-id", "5",
                                  "--head-ref", "HEAD"],
+    (("ci", "collect"), "--note"): ["ci", "collect", "--results", "run", "--note", D],  # s46a
     (("ci", "split"), "--job-context"): ["ci", "split", "--matrix", "m.json", "--job-context", D],
     (("engines", "capture"), "--out"): ["engines", "capture", "--engine", "vllm", "--out", D],
 }
