@@ -145,3 +145,13 @@ def test_a_cancelled_sweep_that_kept_nothing_is_not_compared(sweep):
                     "|| hashFiles('results/**') != '')"), cond
     download = next(s for s in jobs["collect"]["steps"] if "download-artifact@" in s.get("uses", ""))
     assert download["with"]["path"] == "results"
+
+
+def test_a_job_name_cannot_break_out_of_its_code_span():
+    """A result name comes from the PR's configs (its exp-name): a backtick in it would end the code span and
+    post the rest (a mention, a link) as the comment's own markdown."""
+    from sweepgate.workflow.fanout import cancelled_note
+
+    note = cancelled_note(["cancelled"], {"x` @someone [y](http://e.example) `": "success", "c\x1b[31m`": "cancelled"})
+    assert "- `x' @someone [y](http://e.example) '`" in note
+    assert "\x1b" not in note and "`c\\x1b[31m'`" in note

@@ -511,7 +511,7 @@ def more_rows(run: str, summary_whole: bool | None = None) -> str:
     import shlex
 
     from sweepgate.core import github
-    from sweepgate.results.render import md_code
+    from sweepgate.core.report import md_code
 
     command = f"`sweepgate results compare --run {md_code(shlex.quote(str(run)))} --json`"
     page = github.workflow_run()

@@ -344,6 +344,12 @@ def print_matrix(stream, rows: Iterable[tuple[str, dict]], *, title: str | None 
                 numeric=("tp", "ep", "conc", "dram-gb"))
 
 
+def md_code(text: str) -> str:
+    """``text`` to sit inside a markdown code span: a backtick or a line break would end it; a control
+    character is an escape (``printable``), as in ``results.render._md_escape``."""
+    return printable(text.replace("`", "'").replace("\n", " "))
+
+
 def markdown_table(header: list[str], body: list[list[str]]) -> str:
     def esc(text: str) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from sweepgate.core import github
 from sweepgate.core.fields import COMMIT_SHA, short_sha
 from sweepgate.core.errors import printable
-from sweepgate.core.report import count, print_block
+from sweepgate.core.report import count, md_code, print_block
 from sweepgate.results import compare as C
 from sweepgate.results import evals as E
 from sweepgate.results import labels as L
@@ -406,12 +406,6 @@ def measured_note(comparison: C.Comparison) -> str | None:
     linked = web and str(run).isascii() and str(run).isdigit()  # a GitHub run id (`²` is isdigit() too)
     run_text = f"[run {run}]({github.run_page(web, run)})" if linked else f"run {_md_escape(str(run))}"
     return f"Measured on commit{plural} {named} ({run_text})."
-
-
-def md_code(text: str) -> str:
-    """``text`` to sit inside a markdown code span: a backtick or a line break would end it; a control
-    character is an escape (``printable``), as in ``_md_escape``."""
-    return printable(text.replace("`", "'").replace("\n", " "))
 
 
 def repeated_note(comparison: C.Comparison, shown: int = 3, naming: Naming | None = None) -> str | None:

@@ -14,7 +14,7 @@ from sweepgate.core import github
 from sweepgate.core import jobfile
 from sweepgate.core.errors import fail, is_a_folder, json_message, link_trouble, os_failure
 from sweepgate.core import jsontext
-from sweepgate.core.report import count
+from sweepgate.core.report import count, md_code
 from sweepgate.core.textmode import not_utf8
 from sweepgate.core.jobenv import JOB_ENV_NAMES_VAR, job_env  # noqa: F401 - the job environment lives in core
 from sweepgate.workflow.decide import PAYLOAD_FIX, SWEEP_LABEL
@@ -391,11 +391,11 @@ def cancelled_note(results: list[str], statuses: dict[str, str]) -> str | None:
     if kept:
         lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored; the next sweep "
                       "reuses them and runs only the rest:", ""]
-        lines += [f"- `{name}`" for name in kept]
+        lines += [f"- `{md_code(name)}`" for name in kept]
     else:
         lines += ["", "Kept: nothing, no job had finished; the next sweep runs every job."]
     if cut:
-        lines += ["", f"Cut short (stored as they ended, never reused): {', '.join(f'`{n}`' for n in cut)}."]
+        lines += ["", f"Cut short (stored as they ended, never reused): {', '.join(f'`{md_code(n)}`' for n in cut)}."]
     return "\n".join(lines) + "\n"
 
 
