@@ -791,14 +791,16 @@ def test_a_running_sweep_is_not_dispatched_again_when_asked_again():
 
 def test_requested_at_is_the_newest_counted_label_or_approval():
     state = auth.PullState(number=7, state="open", draft=False, head_sha=HEAD, base_sha=BASE, head_repo=REPO,
-                           base_repo=REPO, labels=frozenset([SWEEP, decision.NO_CANARY_LABEL]),
-                           labelers={SWEEP: "dev", decision.NO_CANARY_LABEL: "reader"},
+                           base_repo=REPO, labels=frozenset([SWEEP, decision.NO_CANARY_LABEL, "x"]),
+                           labelers={SWEEP: "dev", decision.NO_CANARY_LABEL: "dev", "x": "maint"},
                            labeled_at={SWEEP: _at("2026-01-04T00:00:00Z"),
-                                       decision.NO_CANARY_LABEL: _at("2026-01-09T00:00:00Z")},
+                                       decision.NO_CANARY_LABEL: _at("2026-01-09T00:00:00Z"),
+                                       "x": _at("2026-01-10T00:00:00Z")},
                            comments=(("maint", f"/sweep {HEAD}"), ("maint", f"/sweep {OLD}"), ("reader", f"/sweep {HEAD}")),
                            comment_times=(_at("2026-01-05T00:00:00Z"), _at("2026-01-07T00:00:00Z"),
                                           _at("2026-01-08T00:00:00Z")))
-    # the reader's label and approval count for nothing, nor an approval of another commit
+    # a modifier label (no-canary) or another label asks for no sweep; the reader's approval counts for nothing,
+    # nor an approval of another commit
     assert auth.requested_at(state, perm) == _at("2026-01-05T00:00:00Z")
     assert auth.requested_at(pull(), perm) is None
 

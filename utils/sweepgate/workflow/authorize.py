@@ -80,10 +80,11 @@ def counted_labels(pull: PullState, permission: Permission) -> set[str]:
 
 
 def requested_at(pull: PullState, permission: Permission) -> dt.datetime | None:
-    """When the PR was last asked for a sweep: the newest time a counted sweep label was applied (by a write+
-    account) or a write+ account's ``/sweep`` named the head SHA; None when no time is known. The poll
-    dispatches a cancelled sweep again only when this is later than the run's end (``dispatch.plan``)."""
-    counted = counted_labels(pull, permission)
+    """When the PR was last asked for a sweep: the newest time a counted primary sweep label (sweep-enabled,
+    full-sweep-enabled; a modifier such as no-canary asks for no sweep) was applied by a write+ account, or a
+    write+ account's ``/sweep`` named the head SHA; None when no time is known. The poll dispatches a
+    cancelled sweep again only when this is later than the run's end (``dispatch.plan``)."""
+    counted = counted_labels(pull, permission) & set(PRIMARY_LABELS)
     times = [at for name, at in pull.labeled_at.items() if label_key(name) in counted and at is not None]
     times += [at for (login, body), at in zip(pull.comments, pull.comment_times)
               if at is not None and approval_sha(body) == pull.head_sha and trusted(login, permission)]
