@@ -50,10 +50,10 @@ def test_a_cancelled_sweep_s_summary_says_so_and_names_the_jobs_kept(tmp_path):
     said = note.read_text()
     assert said in r.stdout  # the step summary says what the comment will
     assert "cancelled before it finished" in said
-    kept, cut = said.split("Cut short", 1)
+    kept, cut = said.split("Not kept", 1)
     assert "`kimi_conc4`" in kept and "`kimi_conc8`" in kept and "kimi_conc16" not in kept
-    assert "`kimi_conc16`" in cut
-    assert "2 jobs" in kept and "stored" in kept and "reuse" in said
+    assert "`kimi_conc16` (cancelled)" in cut
+    assert "2 jobs" in kept and "stored" in kept and "reuses them" in said
 
 
 def test_a_whole_sweep_writes_no_note(tmp_path):
@@ -67,7 +67,7 @@ def test_a_cancelled_sweep_without_a_finished_job_says_none_was_kept(tmp_path):
     note = tmp_path / "cancelled.md"
     r = collect(tmp_path, ["success", "cancelled"], {"a": "cancelled"}, "--note", str(note))
     assert r.returncode == 0, r.stderr
-    assert "no job had finished" in note.read_text()
+    assert "Kept: nothing; no job had finished." in note.read_text()
 
 
 # --- the PR comment carries the note ----------------------------------------------------------
@@ -154,4 +154,4 @@ def test_a_job_name_cannot_break_out_of_its_code_span():
 
     note = cancelled_note(["cancelled"], {"x` @someone [y](http://e.example) `": "success", "c\x1b[31m`": "cancelled"})
     assert "- `x' @someone [y](http://e.example) '`" in note
-    assert "\x1b" not in note and "`c\\x1b[31m'`" in note
+    assert "\x1b" not in note and "`c\\x1b[31m'` (cancelled)" in note

@@ -380,22 +380,25 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
 def cancelled_note(results: list[str], statuses: dict[str, str]) -> str | None:
     """The paragraph a sweep some of whose jobs were cancelled gets in its step summary and PR comment (None
     when none was): which jobs' results were kept (``statuses``: each job's sidecar status, by its result
-    name; a success is a whole job finished, stored and reusable) and which were cut short (the others:
-    stored as they ended, never reused). A later sweep of the PR runs only those (``ci reuse --pr-number``)."""
+    name; a success is a whole job finished, stored and reusable) and which not (cancelled, failed, a sidecar
+    unread: stored as they ended, never reused). A later sweep of the PR runs only those (``ci reuse --pr-number``
+    with a results database)."""
     if github.CANCELLED not in results:
         return None
     kept = sorted(name for name, status in statuses.items() if status == jobfile.SUCCESS)
-    cut = sorted(name for name, status in statuses.items() if status != jobfile.SUCCESS)
+    other = sorted((name, status) for name, status in statuses.items() if status != jobfile.SUCCESS)
     lines = ["**This sweep was cancelled before it finished** (by a maintainer, a newer sweep of the PR, the "
              "fail-fast watchdog or a timeout): its results cover only part of the matrix, never a whole sweep."]
     if kept:
-        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored; the next sweep "
-                      "reuses them and runs only the rest:", ""]
+        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored with this run; a "
+                      "later sweep of this PR reuses them from the results database (SWEEPGATE_DB) and runs only "
+                      "the rest:", ""]
         lines += [f"- `{md_code(name)}`" for name in kept]
     else:
-        lines += ["", "Kept: nothing, no job had finished; the next sweep runs every job."]
-    if cut:
-        lines += ["", f"Cut short (stored as they ended, never reused): {', '.join(f'`{md_code(n)}`' for n in cut)}."]
+        lines += ["", "Kept: nothing; no job had finished."]
+    if other:
+        said = ", ".join(f"`{md_code(name)}` ({md_code(status)})" for name, status in other)
+        lines += ["", f"Not kept (stored as they ended, never reused): {said}."]
     return "\n".join(lines) + "\n"
 
 
