@@ -384,6 +384,8 @@ def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = 
     except SweepgateError as exc:
         help_flags, unread = {}, exc.diagnostics
     rec = record_row(row, root, timeout, help_flags=help_flags, progress=progress)
+    if rec.refused:  # its script writes where no rehearsal may: not run, nothing else to check
+        return rec, list(dict.fromkeys(unread + rec.refused))
     try:
         flags = check_row(row, rec.calls, root, rec.script, config_at)
     except SweepgateError as exc:

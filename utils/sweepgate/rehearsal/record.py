@@ -36,6 +36,7 @@ class Recording:
     unreadable: str | None = None  # why the shims' call log could not be read (the script replaced it)
     stopped_at: list = field(default_factory=list)  # where bash was as the timeout stopped it (linetrap.Stack)
     subshells: dict = field(default_factory=dict)   # PID -> where each subshell alive then started
+    refused: list = field(default_factory=list)  # the script's writes outside the work dir: it was not run
 
 
 def _this_python_first(shim_dir: Path, env: dict) -> None:
@@ -57,12 +58,14 @@ def record_row(row: dict, root: Path, timeout: int, keep: Path | None = None,
     (seconds) has no default here: preflight's --timeout states the one."""
     runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
+    if outside := runner.writes_outside(root, row, script):  # as rehearse refuses it: nothing run
+        return Recording(script, [], 0, False, refused=outside)
     work = keep
     try:
         if work is None:
             with Held():  # named before a signal acts: the finally below then removes it
                 work = Path(tempfile.mkdtemp(prefix="sweepgate-preflight-"))
-        env, paths = runner.prepare(work, row, runner_name, FAST_DURATION_S)
+        env, paths = runner.prepare(work, row, runner_name, FAST_DURATION_S, root)
         env[FAST_ENV] = "1"
         env[FAST_POLL_ENV] = FAST_POLL_S
         if help_flags:
@@ -71,7 +74,8 @@ def record_row(row: dict, root: Path, timeout: int, keep: Path | None = None,
         _this_python_first(paths["shims"], env)
         tail = CallTail(paths["log"])
         poll = (lambda: [progress.command(c) for c in tail.new_calls()]) if progress else None
-        run = runner.run_script(script, root, env, paths["out"], timeout, poll=poll, log=paths["log"], trap=paths)
+        run = runner.run_script(script, root, env, paths["out"], timeout, poll=poll, log=paths["log"], trap=paths,
+                                cwd=paths["workspace"])
         for call in tail.new_calls() if progress else ():  # what the last poll did not see, as rehearse_row does
             progress.command(call)
         calls, unreadable = runner._logged_calls(paths["log"])  # as rehearse reads it: no internal error

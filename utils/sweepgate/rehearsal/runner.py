@@ -34,7 +34,7 @@ from sweepgate.core.recipes import gpu_family, library_copy, library_problem, sc
 from sweepgate.core.rowkeys import worktree_row_key
 from sweepgate.core.signals import Held, Stopping, remove_folder
 from sweepgate.core.textmode import not_utf8
-from sweepgate.rehearsal import calllog, linetrap, multinode
+from sweepgate.rehearsal import calllog, confine, linetrap, multinode
 from sweepgate.rehearsal.calllog import read_calls
 from sweepgate.rehearsal.problem import Problem
 from sweepgate.rehearsal.progress import CallTail, Progress
@@ -631,12 +631,21 @@ def runnable(root: Path, row: dict, runner_name: str | None = None) -> Runnable:
     """The runner name (``runner_for``: ``runner_name``, --runner-name, held to the row's pool) and the script
     (``resolve_script``) a rehearsal of ``row`` runs. Raises SweepgateError for a row it must not run, before any
     work dir is made or anything run: a name the pool refuses, a missing script (first, as preflight says it), or
-    a row `ci row-env` refuses (``runtime_refused``). `rehearse` and ``rehearse_row`` both decide here."""
+    a row `ci row-env` refuses (``runtime_refused``), a script that writes where the rehearsal cannot keep it
+    (``writes_outside``). `rehearse` and ``rehearse_row`` both decide here."""
     runner_name = runner_for(row, root, runner_name)
     script = resolve_script(root, row, gpu_family(runner_name))
     if (refused := runtime_refused(row, root)) is not None:
         raise SweepgateError([refused])
+    if outside := writes_outside(root, row, script):
+        raise SweepgateError(outside)
     return Runnable(runner_name, script)
+
+
+def writes_outside(root: Path, row: dict, script: Path) -> list[Diagnostic]:
+    """Each write of ``script`` to an absolute path, which the rehearsal could not keep inside its work dir
+    (``confine.outside_writes``), said with what the job's container mounts there: the script is not run."""
+    return confine.outside_writes(root, script, confine.container_mounts(root, row))
 
 
 def rehearsal_duration(args) -> int:
@@ -739,13 +748,14 @@ class ScriptRun:
 
 
 def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int, poll=None,
-               log: Path | None = None, trap: dict[str, Path] | None = None) -> ScriptRun:
+               log: Path | None = None, trap: dict[str, Path] | None = None, cwd: Path | None = None) -> ScriptRun:
     """Run the script in its own session; on timeout TERM it (its handler cleans up), then KILL after
     ``stop_grace``. Whatever of its session is left once it has ended is stopped (and named), and so,
     on Linux, is every process it started that outlived it in a session of its own (a ``setsid``, a
     daemon): this process is their subreaper meanwhile (``Subreaper``). On Ctrl-C, also stop what the
     shims logged in ``log`` and the script left running. ``trap``: the files the rehearsal's DEBUG trap
-    writes (``linetrap.install``), read for where the script was stopped and where its subshells start."""
+    writes (``linetrap.install``), read for where the script was stopped and where its subshells start. It starts
+    in ``cwd`` (``prepare``'s ``workspace``, the checkout as the job sees it), else at ``root``."""
     grace = stop_grace(timeout)
     with open(out_path, "wb") as out, Subreaper() as reaper:
         # A Ctrl-C (SIGTERM, SIGHUP) while the script starts (Popen waits for its exec) waits until there is a
@@ -753,7 +763,7 @@ def run_script(script: Path, root: Path, env: dict, out_path: Path, timeout: int
         starting = Stopping(())
         try:
             with starting:
-                proc = subprocess.Popen(["bash", str(script)], cwd=root, env=env, stdout=out,
+                proc = subprocess.Popen(["bash", str(script)], cwd=cwd or root, env=env, stdout=out,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         except BaseException:  # no script to stop (bash missing): the signal held meanwhile acts all the same
             starting.act_on_held()
@@ -1448,7 +1458,10 @@ def _tail(path: Path, lines: int = 30) -> str:
 
 def prepare(work: Path, row: dict, runner_name: str, duration: int,
             root: Path | None = None) -> tuple[dict, dict[str, Path]]:
-    """Shims, trace and result directory under ``work``; the job environment and the paths used."""
+    """Shims, trace, result directory, HOME, TMPDIR and the folder the script starts in (``workspace``, standing
+    for the job's checkout: ``confine``) under ``work``; the job environment and the paths used."""
+    from sweepgate.core.load import repo_root
+
     paths = {"shims": work / "shims", "results": work / "results", "log": work / "calls.jsonl",
              "trace": work / "trace.jsonl", "out": work / "script.log"}
     write_shims(paths["shims"])
@@ -1459,6 +1472,8 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     calllog.forget(paths["log"])
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
+    confine.confine_env(env, work)  # its HOME and TMPDIR, and the folder it starts in, are the work dir's
+    paths["workspace"] = confine.workspace_view(work, Path(root or repo_root()))
     paths.update(linetrap.install(work, env))
     name = env[fields.RESULT_FILENAME_ENV]
     paths["result"] = paths["results"] / f"{name}.json"
@@ -1708,7 +1723,8 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     progress.step(f"step 2/3: running {script.relative_to(root)} (timeout {timeout}s)")
     tail = CallTail(paths["log"])
     run = run_script(script, root, env, paths["out"], timeout,
-                     poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"], trap=paths)
+                     poll=lambda: [progress.command(c) for c in tail.new_calls()], log=paths["log"], trap=paths,
+                     cwd=paths["workspace"])
     for call in tail.new_calls():
         progress.command(call)
     progress.step("step 3/3: checking the result, the processes left and the backend calls")
