@@ -95,8 +95,10 @@ _OPTION = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, _OUTPUT_OPTIONS)) 
 _ASSIGNED = re.compile(r"^\s*(?:export\s+|readonly\s+|local\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)=(\S+)",
                        re.MULTILINE)
 _VARIABLE = re.compile(r"^\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
-# absolute paths a script may name without leaving anything behind
-_HARMLESS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "/proc/self/fd/")
+# absolute paths a write to leaves no file behind: devices and the kernel's own folders (`echo 3 >
+# /proc/sys/vm/drop_caches` is a job's to make; /dev/shm holds files, and is no such folder)
+_NO_FILE = ("/dev/", "/proc/", "/sys/")
+_FILES_THERE = ("/dev/shm/",)
 _BREAK = re.compile(r"[;|&()\n]")
 
 
@@ -113,22 +115,25 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
     known = _assigned(text)
     rel = str(script.relative_to(root))
     out, seen = [], set()
-    for at, word in sorted(_written_words(text, code)):  # in the order of the script's lines
+    for at, word, how in sorted(_written_words(text, code)):  # in the order of the script's lines
         path = _literal(word, known)
-        if path is None or not path.startswith("/") or path.startswith(_HARMLESS) or path in ("/dev/fd", "/tmp"):
+        if path is None or not path.startswith("/") or path.startswith(_NO_FILE) and not path.startswith(
+                _FILES_THERE) or path in ("/dev", "/proc", "/sys", "/tmp"):
             continue
         line = text.count("\n", 0, at) + 1
         if (line, path) in seen:
             continue
         seen.add((line, path))
         line = scriptlines.command_start(scriptlines.file_lines(script), line)
-        out.append(Diagnostic(rel, line, 0, "rehearsal", *_said(path, word, container_paths), in_file=True))
+        out.append(Diagnostic(rel, line, 0, "rehearsal", *_said(path, word, how, container_paths), in_file=True))
     return out
 
 
-def _said(path: str, word: str, container_paths: list[tuple[str, str]]) -> tuple[str, str]:
-    """What is wrong with a write to ``path`` and how to fix it."""
-    named = path if path == word.strip("'\"") else f"{path} ({word})"
+def _said(path: str, word: str, how: str, container_paths: list[tuple[str, str]]) -> tuple[str, str]:
+    """What is wrong with a write to ``path`` (``word`` as written, by ``how``: a command's name, `>`, an option)
+    and how to fix it."""
+    bare = _unquoted(word) or word
+    named = bare if "$" not in bare else f"{path} ({word})"  # a literal as written, a variable's with its value
     what = f"writes {named}, outside the rehearsal's work dir, so the script was not run"
     held = mounts.View(tuple(container_paths)).holding(path)
     if held is not None and _is_checkout(held[0]):
@@ -139,6 +144,9 @@ def _said(path: str, word: str, container_paths: list[tuple[str, str]]) -> tuple
     if held is not None:
         return f"{what} (the job's container mounts a host folder there)", \
             "write into \"$RESULT_DIR\", or a temporary file of mktemp"
+    if how == "mktemp":
+        return what, (f"give mktemp the name alone with --tmpdir (mktemp --tmpdir {posixpath.basename(path)}), "
+                      "which puts it in $TMPDIR, the rehearsal's own")
     if path.startswith("/tmp/"):
         return what, "make the file with mktemp (or mktemp -d), which puts it in $TMPDIR, the rehearsal's own"
     return what, "write into \"$RESULT_DIR\", $HOME or a temporary file of mktemp, which the rehearsal gives the script"
@@ -150,13 +158,14 @@ def _is_checkout(source: str) -> bool:
 
 
 def _written_words(text: str, code: str):
-    """(offset, word as written) of each word ``text`` writes to (``code``: its code, strings and comments blank)."""
+    """(offset, word as written, how: `>`, the option or the command's name) of each word ``text`` writes to
+    (``code``: its code, strings and comments blank)."""
     for m in _REDIRECT.finditer(code):
         if word := _word_at(text, _skip_blanks(text, m.end())):
-            yield m.start(), word
+            yield m.start(), word, ">"
     for m in _OPTION.finditer(code):  # (the code's blanks may be a string's: the word is read from the text)
         if word := _word_at(text, _skip_blanks(text, m.end() + 1)):
-            yield m.start(), word
+            yield m.start(), word, m.group(1)
     for m in _COMMAND.finditer(code):
         words, i = [], m.end()
         stop = _BREAK.search(code, i)
@@ -171,7 +180,7 @@ def _written_words(text: str, code: str):
         name = m.group(1)
         if name == "mktemp" or name in _LAST_WRITTEN:
             operands = operands[-1:]
-        yield from ((m.start(), w) for _, w in operands)
+        yield from ((m.start(), w, name) for _, w in operands)
 
 
 def _skip_blanks(text: str, i: int) -> int:
