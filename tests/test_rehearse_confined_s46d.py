@@ -117,3 +117,17 @@ def test_the_seed_script_still_passes_with_its_result_where_the_job_uploads_it(t
     assert any(n.endswith(".job.json") for n in names) and len(names) == 2, names
     assert json.loads((work / "results" / [n for n in names if not n.endswith(".job.json")][0]).read_text())
     assert os.listdir(home) == []
+
+
+def test_a_write_into_the_work_dir_given_by_its_absolute_path_is_inside(tmp_path):
+    """--work-dir DIR is known before the run: a script writing into DIR by its path stays inside, and runs."""
+    work = tmp_path / "w"
+    repo = _repo_with_launchers(tmp_path, f"set -e\necho hi > {work}/mine\necho hi > {work}/../theirs\n")
+    r = _run(tmp_path, repo, tmp_path / "home", tmp_path / "tmp")
+    said = [line for line in r.stderr.splitlines() if line.startswith(SCRIPT)]
+    assert len(said) == 1 and said[0].startswith(
+        f"{SCRIPT}:3: writes {work}/../theirs, outside the rehearsal's work dir, so the script was not run; "), r.stderr
+    assert not (work / "mine").exists()  # refused for the other write: nothing ran
+    repo.joinpath(SCRIPT).write_text(f"set -e\necho hi > {work}/mine\n")
+    r = _run(tmp_path, repo, tmp_path / "home", tmp_path / "tmp")
+    assert "writes" not in r.stderr and (work / "mine").is_file(), r.stderr

@@ -384,8 +384,6 @@ def _rehearse(row: dict, root: Path, timeout: int, config_at: Callable | None = 
     except SweepgateError as exc:
         help_flags, unread = {}, exc.diagnostics
     rec = record_row(row, root, timeout, help_flags=help_flags, progress=progress)
-    if rec.refused:  # its script writes where no rehearsal may: not run, nothing else to check
-        return rec, list(dict.fromkeys(unread + rec.refused))
     try:
         flags = check_row(row, rec.calls, root, rec.script, config_at)
     except SweepgateError as exc:
@@ -468,7 +466,8 @@ def _failed_at(tail: str, rel: str, root: Path) -> tuple[str, int]:
 
 
 def _run_problems(rec, root: Path) -> list:
-    """The script itself failing (before a flag could be checked) is a problem too: a syntax error at the
+    """The script itself failing (before a flag could be checked) is a problem too, as is one not run for its writes
+    outside the work dir (``Recording.refused``): a syntax error at the
     line bash names, once for every row that runs it; one that did not finish at the line it was stopped
     at. So is what it left running, at the line that started it."""
     from sweepgate.core import scriptlines
@@ -477,7 +476,7 @@ def _run_problems(rec, root: Path) -> list:
     from sweepgate.rehearsal.runner import crlf_fix, how_it_ended, left_by_line, without_pid
 
     rel = str(rec.script.relative_to(root))
-    out = []
+    out = list(rec.refused)  # its writes outside the work dir, each at its line: the script was not run
     syntax = _syntax_error(rec.output_tail, root) if rec.rc and not rec.timed_out else None
     if syntax:
         out.append(syntax)

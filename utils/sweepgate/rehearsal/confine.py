@@ -102,11 +102,13 @@ _FILES_THERE = ("/dev/shm/",)
 _BREAK = re.compile(r"[;|&()\n]")
 
 
-def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, str]]) -> list[Diagnostic]:
+def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, str]],
+                   work: Path | str | None = None) -> list[Diagnostic]:
     """Each write of ``script`` to an absolute path outside the work dir, as written (a literal path, or a variable
     the script sets to one), at its line: a redirection's target, an operand of `tee`, `touch`, `mkdir`,
     `truncate`, the last of `cp`, `mv`, `ln`, `install`, `rsync`, `mktemp`'s template, a client's output option.
-    ``container_paths``: (source, target) of the job's container mounts, which say what such a path is in the job."""
+    ``container_paths``: (source, target) of the job's container mounts, which say what such a path is in the job;
+    ``work``: the work dir, when it is known before the run (a --work-dir), a path inside which is no such write."""
     try:
         text = script.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -114,11 +116,13 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
     code = shellcode.code(text)[0]
     known = _assigned(text)
     rel = str(script.relative_to(root))
+    inside = {str(Path(work).absolute()), os.path.realpath(work)} if work else set()
     out, seen = [], set()
     for at, word, how in sorted(_written_words(text, code)):  # in the order of the script's lines
         path = _literal(word, known)
         if path is None or not path.startswith("/") or path.startswith(_NO_FILE) and not path.startswith(
-                _FILES_THERE) or path in ("/dev", "/proc", "/sys", "/tmp"):
+                _FILES_THERE) or path in ("/dev", "/proc", "/sys", "/tmp") or any(
+                path == folder or path.startswith(folder.rstrip("/") + "/") for folder in inside):
             continue
         line = text.count("\n", 0, at) + 1
         if (line, path) in seen:

@@ -58,7 +58,7 @@ def record_row(row: dict, root: Path, timeout: int, keep: Path | None = None,
     (seconds) has no default here: preflight's --timeout states the one."""
     runner_name = runner.runner_for(row, root)
     script = runner.resolve_script(root, row, runner.gpu_family(runner_name))
-    if outside := runner.writes_outside(root, row, script):  # as rehearse refuses it: nothing run
+    if outside := runner.writes_outside(root, row, script, keep):  # as rehearse refuses it: nothing run
         return Recording(script, [], 0, False, refused=outside)
     work = keep
     try:

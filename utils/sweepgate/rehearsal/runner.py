@@ -627,25 +627,27 @@ class Runnable:
     script: Path
 
 
-def runnable(root: Path, row: dict, runner_name: str | None = None) -> Runnable:
+def runnable(root: Path, row: dict, runner_name: str | None = None, work: Path | str | None = None) -> Runnable:
     """The runner name (``runner_for``: ``runner_name``, --runner-name, held to the row's pool) and the script
     (``resolve_script``) a rehearsal of ``row`` runs. Raises SweepgateError for a row it must not run, before any
     work dir is made or anything run: a name the pool refuses, a missing script (first, as preflight says it), or
     a row `ci row-env` refuses (``runtime_refused``), a script that writes where the rehearsal cannot keep it
-    (``writes_outside``). `rehearse` and ``rehearse_row`` both decide here."""
+    (``writes_outside``; ``work``, the work dir when it is known already, is inside). `rehearse` and
+    ``rehearse_row`` both decide here."""
     runner_name = runner_for(row, root, runner_name)
     script = resolve_script(root, row, gpu_family(runner_name))
     if (refused := runtime_refused(row, root)) is not None:
         raise SweepgateError([refused])
-    if outside := writes_outside(root, row, script):
+    if outside := writes_outside(root, row, script, work):
         raise SweepgateError(outside)
     return Runnable(runner_name, script)
 
 
-def writes_outside(root: Path, row: dict, script: Path) -> list[Diagnostic]:
-    """Each write of ``script`` to an absolute path, which the rehearsal could not keep inside its work dir
-    (``confine.outside_writes``), said with what the job's container mounts there: the script is not run."""
-    return confine.outside_writes(root, script, confine.container_mounts(root, row))
+def writes_outside(root: Path, row: dict, script: Path, work: Path | str | None = None) -> list[Diagnostic]:
+    """Each write of ``script`` to an absolute path outside the work dir ``work`` (any, when it is not known yet),
+    which the rehearsal could not keep inside it (``confine.outside_writes``), said with what the job's container
+    mounts there: the script is not run."""
+    return confine.outside_writes(root, script, confine.container_mounts(root, row), work)
 
 
 def rehearsal_duration(args) -> int:
@@ -1715,7 +1717,7 @@ def rehearse_row(root: Path, row: dict, work: Path, *, duration: int = DEFAULT_D
     API; ``job``: sidecar fields, see ``write_sidecar``). Raises SweepgateError for a row it cannot run
     (``runnable``, unless ``ready`` is what it gave for the row already)."""
     progress = progress or Quiet()
-    ready = ready or runnable(root, row)
+    ready = ready or runnable(root, row, work=work)
     runner_name, script = ready.runner_name, ready.script
     started, started_at = time.monotonic(), jobfile.now()
     progress.step("step 1/3: shims, trace and job environment")
@@ -1756,7 +1758,8 @@ def rehearse(args) -> int:
     unknown = unknown_label(row, root, source)
     if unknown:  # a warning, as `plan` says it: the rehearsal runs all the same
         emit([unknown])
-    ready = runnable(root, row, args.runner_name)  # before the work dir is made: none for a row refused
+    # before the work dir is made: none for a row refused (a --work-dir is inside already, a new one unknown)
+    ready = runnable(root, row, args.runner_name, args.work_dir and os.path.abspath(args.work_dir))
     runner_name, script = ready.runner_name, ready.script
     duration = rehearsal_duration(args)
     work = None
