@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from test_rehearse import FSL_ROWS, ROOT, write_rows
-from test_rehearse_stopping import _kill, _repo_with_script, _wait_for
+from test_rehearse_stopping import _kill, _repo_with_script, _wait_for, _work
 
 sys.path.insert(0, str(ROOT / "utils"))
 
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 def _rehearse(tmp_path: Path, repo: Path, **kw) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
     return subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
-                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(_work(tmp_path))],
                             cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -60,7 +60,7 @@ def test_a_ctrl_c_stops_the_shims_the_log_names_though_it_holds_a_bad_byte(tmp_p
     """Review (calls25): after a Ctrl-C, reading a call log with a byte that is not UTF-8 raised, and the cleanup
     stopped short of the shim processes the log named: they ran on. Now they are stopped, and the exit is 130."""
     shim = _sleeper()  # a shim process out of the script's session and of its descendants
-    d = tmp_path
+    d = _work(tmp_path)  # the script leaves its marks in its work dir: it may write nowhere else (s46d)
     entry = json.dumps({"tool": "vllm", "argv": ["serve"], "pid": shim.pid, "start": _start_time(shim.pid)})
     repo = _repo_with_script(tmp_path, f"""printf '\\xff\\n' >>"$SWEEPGATE_REHEARSE_LOG"
 echo '{entry}' >>"$SWEEPGATE_REHEARSE_LOG"

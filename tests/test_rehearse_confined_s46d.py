@@ -102,6 +102,15 @@ def test_preflight_refuses_the_script_the_same_way(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"{SCRIPT}:3: writes /workspace/out.json, outside the rehearsal's work dir, so the script was not run" \
         in r.stdout + r.stderr, r.stdout + r.stderr
+    # a script it runs starts in its scratch folder's view of the checkout, which goes whole, links and all,
+    # and leaves the checkout as it was
+    (repo / SCRIPT).write_text("echo hi > top.txt\nexit 0\n")
+    before = sorted(str(p.relative_to(repo)) for p in repo.rglob("*") if ".git" not in p.parts)
+    r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
+                       cwd=repo, env={**env, "TMPDIR": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    assert "writes" not in r.stdout + r.stderr and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert sorted(str(p.relative_to(repo)) for p in repo.rglob("*") if ".git" not in p.parts) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("sweepgate-preflight-")]
 
 
 def test_the_seed_script_still_passes_with_its_result_where_the_job_uploads_it(tmp_path):

@@ -44,7 +44,7 @@ def _state(pid: int) -> str | None:
 
 def _body(tmp_path: Path, name: str) -> tuple[str, list[Path]]:
     body, names = LEAVERS[name]
-    files = {n: tmp_path / f"{n}.pid" for n in ("a", "b")}
+    files = {n: tmp_path / "w" / f"{n}.pid" for n in ("a", "b")}  # in its --work-dir: nowhere else (s46d)
     return body.format(**files), [files[n] for n in names]
 
 
@@ -70,7 +70,7 @@ def test_rehearse_stops_reaps_and_names_what_the_script_left_in_a_session_of_its
     script = repo / SCRIPT
     script.parent.mkdir(parents=True)
     body, files = _body(tmp_path, name)
-    began = tmp_path / "began.at"  # when the script started, by its own clock: the CLI's start-up is not timed
+    began = tmp_path / "w" / "began.at"  # when the script started, by its own clock: the CLI's start-up is not timed
     script.write_text(f"echo ${{EPOCHREALTIME/,/.}} >{began}\n" + body
                       + 'echo "{}" >"$RESULT_DIR/$RESULT_FILENAME.json"\n')
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -53,6 +53,12 @@ def _repo_with_script(tmp_path: Path, body: str) -> Path:
     return repo
 
 
+def _work(tmp_path: Path) -> Path:
+    """The --work-dir of ``_start_rehearsal``: its scripts leave their marks there, as a rehearsal refuses one that
+    writes outside its work dir (s46d)."""
+    return tmp_path / "w"
+
+
 def _slow_cleanup_script(d: Path) -> str:
     """A script whose TERM trap (its cleanup) waits for the file `release`, then stops its child."""
     return f"""echo $$ >{d}/script.pid
@@ -67,10 +73,10 @@ wait
 
 def _start_rehearsal(tmp_path: Path, script: str | None = None) -> subprocess.Popen:
     """`sweepgate rehearse` of one row whose script is ``script`` (default: ``_slow_cleanup_script``)."""
-    repo = _repo_with_script(tmp_path, _slow_cleanup_script(tmp_path) if script is None else script)
+    repo = _repo_with_script(tmp_path, _slow_cleanup_script(_work(tmp_path)) if script is None else script)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
     return subprocess.Popen([sys.executable, "-m", "sweepgate", "rehearse", "--row-json",
-                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(tmp_path / "w")],
+                             str(write_rows(tmp_path, FSL_ROWS[0])), "--work-dir", str(_work(tmp_path))],
                             cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
@@ -86,10 +92,10 @@ def _read_until(proc: subprocess.Popen, text: str, seen: list[str]) -> bool:
 def _interrupted_in_cleanup(tmp_path: Path, first: int, seen: list[str]) -> subprocess.Popen:
     """A rehearsal whose script is in its TERM trap after ``first``, and has been sent a second Ctrl-C."""
     proc = _start_rehearsal(tmp_path)
-    _wait_for(lambda: (tmp_path / "ready").exists() or proc.poll() is not None, "the script started")
+    _wait_for(lambda: (_work(tmp_path) / "ready").exists() or proc.poll() is not None, "the script started")
     assert proc.poll() is None, proc.stderr.read()
     proc.send_signal(first)
-    _wait_for(lambda: (tmp_path / "termed").exists(), "the script's cleanup began")
+    _wait_for(lambda: (_work(tmp_path) / "termed").exists(), "the script's cleanup began")
     proc.send_signal(signal.SIGINT)
     return proc
 
@@ -105,13 +111,13 @@ def test_a_second_ctrl_c_lets_the_cleanup_finish(tmp_path, first, code):
     pids = []
     try:
         said = _read_until(proc, UNDER_WAY, seen)
-        (tmp_path / "release").touch()
+        (_work(tmp_path) / "release").touch()
         _, rest = proc.communicate(timeout=120)
         err = "".join(seen) + rest
-        pids = [int((tmp_path / name).read_text()) for name in ("script.pid", "child.pid")]
+        pids = [int((_work(tmp_path) / name).read_text()) for name in ("script.pid", "child.pid")]
         assert said and "Ctrl-C again" in err, err
         assert proc.returncode == code and "Traceback" not in err, err
-        assert (tmp_path / "cleaned").exists(), "the script's cleanup was cut short"
+        assert (_work(tmp_path) / "cleaned").exists(), "the script's cleanup was cut short"
         assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
     finally:
         _let_go(tmp_path, proc, pids)
@@ -119,7 +125,8 @@ def test_a_second_ctrl_c_lets_the_cleanup_finish(tmp_path, first, code):
 
 def _let_go(tmp_path, proc, pids: list[int]) -> None:
     """Whatever a test left: the script's trap released, sweepgate and the script's processes killed."""
-    (tmp_path / "release").touch()
+    _work(tmp_path).mkdir(exist_ok=True)
+    (_work(tmp_path) / "release").touch()
     proc.kill()
     proc.wait()
     _kill(pids)
@@ -136,9 +143,9 @@ def test_a_third_ctrl_c_kills_what_is_left_at_once(tmp_path):
         proc.send_signal(signal.SIGINT)
         _, rest = proc.communicate(timeout=120)  # the script's trap never ends: only the KILL ends it
         err = "".join(seen) + rest
-        pids = [int((tmp_path / name).read_text()) for name in ("script.pid", "child.pid")]
+        pids = [int((_work(tmp_path) / name).read_text()) for name in ("script.pid", "child.pid")]
         assert FORCED in err and proc.returncode == 130 and "Traceback" not in err, err
-        assert not (tmp_path / "cleaned").exists()
+        assert not (_work(tmp_path) / "cleaned").exists()
         assert not [p for p in pids if runner.pid_alive(p)], "the script or its child outlived the rehearsal"
     finally:
         _let_go(tmp_path, proc, pids)
@@ -197,7 +204,7 @@ def test_a_ctrl_c_while_leftovers_get_their_grace_still_stops_them(tmp_path):
     grace after their TERM, up to 10 s) was not caught: sweepgate exited 130 and a daemon that had
     ignored that TERM ran on. Now that Ctrl-C stops them as one during the script does (another TERM,
     which this daemon obeys, then KILL)."""
-    d = tmp_path
+    d = _work(tmp_path)
     script = f"""( setsid bash -c 'trap "[[ -e {d}/termed ]] && exit 0; touch {d}/termed" TERM
 echo $$ >{d}/daemon.pid; while :; do sleep 0.05; done' & ) &
 while [[ ! -s {d}/daemon.pid ]]; do sleep 0.02; done
@@ -254,7 +261,7 @@ def test_a_sigterm_whose_cleanup_fails_still_exits_143(tmp_path):
     the shims' call log with a folder, which the cleanup cannot read to stop what the shims started; it stops
     the rest first), the command said "interrupted" and exited 130, Ctrl-C's code: a cancelled CI job read as
     a Ctrl-C. Now it ends as the signal said: "terminated", 143 (README, docs/contracts.md: exit codes)."""
-    d = tmp_path
+    d = _work(tmp_path)
     script = f"""rm -f "$SWEEPGATE_REHEARSE_LOG"; mkdir "$SWEEPGATE_REHEARSE_LOG"
 sleep 600 &
 echo $! >{d}/child.pid
