@@ -42,9 +42,10 @@ def _state(pid: int) -> str | None:
         return None
 
 
-def _body(tmp_path: Path, name: str) -> tuple[str, list[Path]]:
+def _body(folder: Path, name: str) -> tuple[str, list[Path]]:
+    """The script ``name`` of ``LEAVERS``, its PID files in ``folder``, and those files."""
     body, names = LEAVERS[name]
-    files = {n: tmp_path / "w" / f"{n}.pid" for n in ("a", "b")}  # in its --work-dir: nowhere else (s46d)
+    files = {n: folder / f"{n}.pid" for n in ("a", "b")}
     return body.format(**files), [files[n] for n in names]
 
 
@@ -69,7 +70,7 @@ def test_rehearse_stops_reaps_and_names_what_the_script_left_in_a_session_of_its
     shutil.copytree(ROOT / "configs", repo / "configs", symlinks=True)
     script = repo / SCRIPT
     script.parent.mkdir(parents=True)
-    body, files = _body(tmp_path, name)
+    body, files = _body(tmp_path / "w", name)  # in its --work-dir: a rehearsal lets it write nowhere else (s46d)
     began = tmp_path / "w" / "began.at"  # when the script started, by its own clock: the CLI's start-up is not timed
     script.write_text(f"echo ${{EPOCHREALTIME/,/.}} >{began}\n" + body
                       + 'echo "{}" >"$RESULT_DIR/$RESULT_FILENAME.json"\n')
