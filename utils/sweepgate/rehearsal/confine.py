@@ -24,7 +24,7 @@ import re
 import shlex
 from pathlib import Path
 
-from sweepgate.core import mounts, scriptlines, shellcode
+from sweepgate.core import fields, mounts, scriptlines, shellcode
 from sweepgate.core.errors import Diagnostic
 
 HOME_DIR, TMP_DIR, WORKSPACE_DIR = "home", "tmp", "workspace"  # folders of the work dir
@@ -65,13 +65,14 @@ def workspace_view(work: Path, root: Path) -> Path:
 
 
 def container_mounts(root: Path, row: dict) -> list[tuple[str, str]]:
-    """(source as written, target) of each mount the container of ``row``'s job has: its launchers' options
-    (``identity.launcher_files``, read by ``mounts.view``), those of the checkout at ``root`` that are there."""
+    """(source as written, target) of each mount the container of ``row``'s job has: the options of the launchers
+    its runner pool may run (``identity.launcher_files``, read by ``mounts.view``) that the checkout at ``root``
+    holds; none for a launcher it does not hold, or one that cannot be read."""
     from sweepgate.core.identity import launcher_files
     from sweepgate.core.placement import runners_at
 
     found: list[tuple[str, str]] = []
-    for rel in launcher_files(str(row.get("runner") or ""), runners_at(str(root))):
+    for rel in launcher_files(str(row.get(fields.RUNNER) or ""), runners_at(str(root))):
         try:
             words = shlex.split(scriptlines.uncommented((root / rel).read_text(encoding="utf-8")), posix=False)
         except (OSError, UnicodeDecodeError, ValueError):
@@ -120,9 +121,7 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
     out, seen = [], set()
     for at, word, how in sorted(_written_words(text, code)):  # in the order of the script's lines
         path = _literal(word, known)
-        if path is None or not path.startswith("/") or path.startswith(_NO_FILE) and not path.startswith(
-                _FILES_THERE) or path in ("/dev", "/proc", "/sys", "/tmp") or any(
-                path == folder or path.startswith(folder.rstrip("/") + "/") for folder in inside):
+        if path is None or not _leaves_a_file_outside(path, inside):
             continue
         line = text.count("\n", 0, at) + 1
         if (line, path) in seen:
@@ -131,6 +130,16 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
         line = scriptlines.command_start(scriptlines.file_lines(script), line)
         out.append(Diagnostic(rel, line, 0, "rehearsal", *_said(path, word, how, container_paths), in_file=True))
     return out
+
+
+def _leaves_a_file_outside(path: str, inside: set[str]) -> bool:
+    """Whether a write to ``path`` may leave a file outside the folders ``inside``: an absolute path, but a
+    device's or the kernel's (``_NO_FILE``), or a top folder itself (`mkdir -p /tmp`)."""
+    if not path.startswith("/") or path.startswith(_NO_FILE) and not path.startswith(_FILES_THERE):
+        return False
+    if path in ("/", "/dev", "/proc", "/sys", "/tmp"):
+        return False
+    return not any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in inside)
 
 
 def _said(path: str, word: str, how: str, container_paths: list[tuple[str, str]]) -> tuple[str, str]:
