@@ -140,3 +140,16 @@ def test_a_write_into_the_work_dir_given_by_its_absolute_path_is_inside(tmp_path
     repo.joinpath(SCRIPT).write_text(f"set -e\necho hi > {work}/mine\n")
     r = _run(tmp_path, repo, tmp_path / "home", tmp_path / "tmp")
     assert "writes" not in r.stderr and (work / "mine").is_file(), r.stderr
+
+
+def test_a_result_written_where_the_job_uploads_it_from_is_found(tmp_path):
+    """The job's RESULT_DIR is `results` of its workspace, where the script starts: a script writing its result
+    there by that relative path has it uploaded. Its rehearsal finds it too (it looked only at its own
+    RESULT_DIR, and the file landed in the checkout's results/)."""
+    body = 'set -e\nmkdir -p results\necho "{}" > "results/$RESULT_FILENAME.json"\n'
+    repo = _repo_with_launchers(tmp_path, body)
+    r = _run(tmp_path, repo, tmp_path / "home", tmp_path / "tmp")
+    work = tmp_path / "w"
+    assert r.returncode == 1 and "never started `vllm serve`" in r.stderr, r.stderr  # a stand-in script, no server
+    assert "no result file" not in r.stderr and not (repo / "results").exists(), r.stderr
+    assert [p.name for p in (work / "results").glob("*.json") if not p.name.endswith(".job.json")], r.stderr

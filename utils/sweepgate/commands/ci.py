@@ -26,7 +26,7 @@ from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, is_a_folder, json_message
 from sweepgate.core import jsontext
 from sweepgate.core.github import owner_name
-from sweepgate.core.fields import RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER_NAME_ENV, short_sha
+from sweepgate.core.fields import JOB_RESULT_DIR, RESULT_DIR_ENV, RESULT_FILENAME_ENV, RUNNER_NAME_ENV, short_sha
 from sweepgate.core.report import count
 from sweepgate.workflow.decide import decide
 from sweepgate.workflow.fanout import (
@@ -197,7 +197,7 @@ def _run_row_env(args) -> int:
     row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
     runner = args.runner_name or os.environ.get(RUNNER_NAME_ENV, "")
     named_at = "--runner-name" if args.runner_name else RUNNER_NAME_ENV  # where a runner outside the pool is said
-    result_dir = args.result_dir or os.environ.get(RESULT_DIR_ENV) or "results"
+    result_dir = args.result_dir or os.environ.get(RESULT_DIR_ENV) or JOB_RESULT_DIR
     from sweepgate.core.check import checked_runners, checked_runners_doc
     from sweepgate.core.worktop import enclosing_top
 
@@ -481,7 +481,7 @@ def add_arguments(parser) -> None:
     p.add_argument("--matrix", type=argtypes.not_empty,
                    help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
     p.add_argument("--runner-name", type=argtypes.not_empty, help="default: $RUNNER_NAME")
-    p.add_argument("--result-dir", type=argtypes.not_empty, help="default: $RESULT_DIR or 'results'")
+    p.add_argument("--result-dir", type=argtypes.not_empty, help=f"default: $RESULT_DIR or '{JOB_RESULT_DIR}'")
     p.add_argument("--output", type=argtypes.not_empty,
                    help="file to append to (default: $GITHUB_ENV, else stdout; '-': stdout)")
     p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",

@@ -226,6 +226,9 @@ KV_OFFLOAD_BACKEND_ENV = "KV_OFFLOAD_BACKEND"
 KV_OFFLOAD_BACKEND_VERSION_ENV = "KV_OFFLOAD_BACKEND_VERSION"
 RUNNER_NAME_ENV = "RUNNER_NAME"
 RESULT_DIR_ENV = "RESULT_DIR"
+# A job's RESULT_DIR (`ci row-env`'s default), from the workspace's top, where its script starts: the uploads'
+# folder, and in a rehearsal's view of the checkout (rehearsal/confine.py) a link to the rehearsal's own.
+JOB_RESULT_DIR = "results"
 RESULT_FILENAME_ENV = "RESULT_FILENAME"
 # The job's run identity, taken by `ci row-env` before the benchmark runs (the container it starts
 # mounts the workspace read-write and could change the files the identity hashes by the end).
@@ -371,7 +374,7 @@ def result_filename(row: dict, runner_name: str) -> str:
     ])
 
 
-def row_env(row: dict, runner_name: str, result_dir: str = "results") -> dict[str, str]:
+def row_env(row: dict, runner_name: str, result_dir: str = JOB_RESULT_DIR) -> dict[str, str]:
     """The CONTRACTS section 6 environment for one single-node matrix row."""
     env = {name: env_value(row[field]) for field, name in ROW_ENV.items() if field in row}
     backend = row.get(KV_OFFLOAD_BACKEND) or {}

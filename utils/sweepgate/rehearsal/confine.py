@@ -9,7 +9,8 @@ folders (as root, over real files) and two rehearsals at once would share them. 
   they follow ``HOME``): `~/x`, `$HOME/x`, `mktemp` and `mktemp -t` land there;
 - it starts in ``workspace/`` of the work dir, which stands for the container's checkout: each top-level entry of the
   checkout is linked there, so it reads the checkout's files as the job does, while a new file it writes at the top
-  (`echo > out.txt`) and `cd ..` stay in the work dir;
+  (`echo > out.txt`) and `cd ..` stay in the work dir; `results` there is the rehearsal's RESULT_DIR, as the job's
+  RESULT_DIR is `results` of its workspace;
 - a write bash or a tool would make to an absolute path (`> /workspace/out.json`, `tee /tmp/name`, `mkdir -p /x`,
   `--result-dir /workspace/`) cannot be moved without a mount namespace, which a CI runner may not grant: the script is
   read before it runs, and each such write is a problem at its line, with its fix, and the script is not run
@@ -44,16 +45,18 @@ def confine_env(env: dict[str, str], work: Path) -> None:
         env.pop(name, None)
 
 
-def workspace_view(work: Path, root: Path) -> Path:
+def workspace_view(work: Path, root: Path, results: Path) -> Path:
     """``work/workspace``, the folder the script starts in: a link to each top-level entry of the checkout at
-    ``root`` (the work dir itself, when it is inside the checkout, left out); a link from a run before in this
-    --work-dir is made again, what the script wrote there is kept."""
+    ``root`` (the work dir itself, when it is inside the checkout, left out), and at the job's RESULT_DIR there
+    (``fields.JOB_RESULT_DIR``) one to ``results``, the rehearsal's, so a result written where the job uploads it
+    from is found; a link from a run before in this --work-dir is made again, what the script wrote there is kept."""
     view = work / WORKSPACE_DIR
     view.mkdir(exist_ok=True)
     work_real = work.resolve()
-    for entry in sorted(os.listdir(root)):
-        target = root / entry
-        if work_real == target.resolve() or work_real.is_relative_to(target.resolve()):
+    targets = {entry: root / entry for entry in os.listdir(root)}
+    targets[fields.JOB_RESULT_DIR] = results
+    for entry, target in sorted(targets.items()):
+        if target != results and (work_real == target.resolve() or work_real.is_relative_to(target.resolve())):
             continue
         link = view / entry
         if link.is_symlink():

@@ -1475,7 +1475,7 @@ def prepare(work: Path, row: dict, runner_name: str, duration: int,
     env = build_env(row, runner_name, paths["results"], paths["shims"], paths["log"], paths["trace"], duration,
                     root)
     confine.confine_env(env, work)  # its HOME and TMPDIR, and the folder it starts in, are the work dir's
-    paths["workspace"] = confine.workspace_view(work, Path(root or repo_root()))
+    paths["workspace"] = confine.workspace_view(work, Path(root or repo_root()), paths["results"])
     paths.update(linetrap.install(work, env))
     name = env[fields.RESULT_FILENAME_ENV]
     paths["result"] = paths["results"] / f"{name}.json"
