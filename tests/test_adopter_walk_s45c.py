@@ -154,8 +154,10 @@ def test_run_identities_read_the_files_of_each_kind_of_job_once(tmp_path, monkey
     assert shared == alone and any(alone)
 
 
+# The walk's script wrote to /workspace, which a rehearsal refuses before the run since s46d (its line and fix are
+# tests/test_rehearse_confined_s46d.py's): a folder that is not there under the script's own $HOME fails alike.
 SERVER_LOG_AT_WORKSPACE = """#!/usr/bin/env bash
-SERVER_LOG=/workspace-s45c-none/server.log
+SERVER_LOG=$HOME/s45c-none/server.log
 echo "starting the server"
 sleep 0 > "$SERVER_LOG" 2>&1 &
 wait
