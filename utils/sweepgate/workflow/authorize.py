@@ -51,7 +51,7 @@ class PullState:
     head_repo: str  # "" when the fork was deleted
     base_repo: str
     labels: frozenset[str] = frozenset()
-    labelers: dict[str, str] = field(default_factory=dict)  # label -> login of its last "labeled" event
+    labelers: dict[str, str] = field(default_factory=dict)  # label -> login of its last "labeled" event (pull_state: keyed by label_key, any spelling)
     comments: tuple[tuple[str, str], ...] = ()  # (login, body), oldest first
     head_message: str = ""
     labeled_at: dict[str, dt.datetime] = field(default_factory=dict)  # label -> time of its last "labeled" event

@@ -8,6 +8,7 @@ message); GET /repos/{o}/{r}/collaborators/{user}/permission (memoized per login
 from __future__ import annotations
 
 from sweepgate.workflow.authorize import SHA, PullState
+from sweepgate.workflow.decide import label_key
 
 ROLE_FALLBACK = "none"  # a login GitHub does not know (404) has no permission
 
@@ -31,12 +32,12 @@ def pull_state(repo, number: int) -> PullState:
     if not all(isinstance(name, str) for name in labels):
         raise NotGitHubJSON("a label without a name")
     issue = repo.get_issue(number)
-    labelers: dict[str, str] = {}
-    labeled_at: dict = {}
-    for event in issue.get_events():
+    labelers: dict[str, str] = {}  # by label_key: an event keeps the label's name as spelt then (a rename changes case)
+    labeled_at: dict = {}  # by label_key, as labelers: the time of the label's last "labeled" event
+    for event in issue.get_events():  # oldest first: the last application of a label, in any spelling, stays
         if event.event == "labeled" and event.label is not None and isinstance(event.label.name, str):
-            labelers[event.label.name] = event.actor.login if event.actor else ""
-            labeled_at[event.label.name] = event.created_at
+            labelers[label_key(event.label.name)] = event.actor.login if event.actor else ""
+            labeled_at[label_key(event.label.name)] = event.created_at
     read = list(issue.get_comments())
     comments = tuple((c.user.login if c.user else "", c.body or "") for c in read)
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else ""
