@@ -4,14 +4,19 @@ under a broken copy of what closes it)."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "utils"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from test_ci_authorize import HEAD, SWEEP, dispatch_event, run_cli, serve_pull, stub  # noqa: E402,F401
+from test_workflows import SETUP_CACHES, WORKFLOWS  # noqa: E402
 from sweepgate.workflow import kv  # noqa: E402
 
 
@@ -33,3 +38,74 @@ def test_the_last_applier_of_a_label_counts_whatever_case_each_event_spelt_it(st
     proc = run_cli(stub, "decide", "--output", str(again), event=dispatch_event(), tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert kv.parse_kv(again.read_text())["run"] == "true"
+
+
+# --- caches: main's scope is writable by what an approved multi-node script can reach ---------------------
+
+# Actions known to restore no cache (actions/cache/save only saves). Any other action counts as one that may.
+NO_RESTORE_ACTIONS = re.compile(r"actions/(?:checkout|cache/save|upload-artifact|download-artifact)@")
+RESTORERS = re.compile(r"actions/cache(?:/restore)?@")
+
+
+def restores_cache(step: dict) -> bool:
+    uses = str(step.get("uses", ""))
+    if not uses:
+        return False
+    setup = SETUP_CACHES.match(uses)
+    if setup:
+        cache = (step.get("with") or {}).get("cache")
+        return cache not in (None, False, "false", "") if setup.group(1) != "go" else cache not in (False, "false")
+    return bool(RESTORERS.match(uses)) or not NO_RESTORE_ACTIONS.match(uses)
+
+
+def trusted_cache_readers(workflow_dir: Path) -> list[str]:
+    """Steps that can restore a cache in a workflow no pull request reaches (run-sweep.yml, the templates, the
+    poller, cache-warm.yml): those run main's code with the run's write scopes, secrets or GPU hosts."""
+    import workflow_reach
+
+    found = {p.name: workflow_reach.load(p) for p in sorted(workflow_dir.glob("*.y*ml"))}
+    triggers = workflow_reach.reaching_triggers(found)
+    return [f"{name}:{job}:{step.get('name') or step['uses']}"
+            for name, doc in found.items() if not triggers[name] & workflow_reach.PR_TRIGGERS
+            for job, body in (doc.get("jobs") or {}).items() for step in body.get("steps") or []
+            if restores_cache(step)]
+
+
+def test_no_workflow_a_pr_cannot_start_restores_a_cache():
+    """docs/security.md says the GPU side restores no cache, and nothing held it to that. A PR's sweep is a
+    dispatch on main, so its jobs save caches in main's scope: an approved multi-node script can reach the run's
+    Actions runtime token (docs/security.md, *What this does not protect*) and save a `pip` or sweepgate cache
+    there. A restore in run-sweep.yml's collect job (SWEEPGATE_DB), comment job (pull-requests: write), the
+    poller (actions: write) or a template would hand that to main's code with those secrets and scopes. Only
+    pr-sweep.yml, which holds none, restores one."""
+    assert trusted_cache_readers(WORKFLOWS) == []
+
+
+@pytest.mark.parametrize("on, uses, bad", [
+    ("workflow_dispatch", "actions/setup-python@" + "0" * 40 + "\n        with: {cache: pip}", True),
+    ("push", "actions/cache/restore@" + "0" * 40, True),
+    ("schedule", "actions/cache@" + "0" * 40, True),
+    ("workflow_call", "actions/setup-go@" + "0" * 40, True),
+    ("push", "astral-sh/setup-uv@" + "0" * 40, True),  # restores (and saves) its cache by default
+    ("push", "actions/cache/save@" + "0" * 40, False),
+    ("push", "actions/setup-python@" + "0" * 40 + "\n        with: {python-version: '3.11'}", False),
+    ("[push, pull_request]", "actions/cache/restore@" + "0" * 40, False),  # the PR side: no secret there
+])
+def test_the_trusted_cache_reader_check_catches_each_restore(tmp_path, on, uses, bad):
+    (tmp_path / "w.yml").write_text(f"on: {on}\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n"
+                                    f"      - uses: {uses}\n")
+    assert bool(trusted_cache_readers(tmp_path)) is bad
+
+
+def test_a_cache_restored_in_run_sweep_is_caught(tmp_path):
+    """The check over a copy of the real workflows with `cache: pip` on collect's setup-python (the break)."""
+    copy = tmp_path / "workflows"
+    shutil.copytree(WORKFLOWS, copy)
+    text = (copy / "run-sweep.yml").read_text()
+    marker = "      - uses: actions/setup-python@e797f83bcb11b83ae66e0230d6156d7c80228e7c # v6.0.0\n" \
+             "        with:\n          python-version: \"3.11\"\n      - name: Install sweepgate\n"
+    assert text.count(marker) == 1
+    (copy / "run-sweep.yml").write_text(text.replace(marker, marker.replace(
+        'python-version: "3.11"\n', 'python-version: "3.11"\n          cache: pip\n')))
+    assert trusted_cache_readers(copy) == ["run-sweep.yml:collect:actions/setup-python@"
+                                           "e797f83bcb11b83ae66e0230d6156d7c80228e7c"]
