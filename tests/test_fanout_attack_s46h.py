@@ -109,3 +109,37 @@ def test_a_cache_restored_in_run_sweep_is_caught(tmp_path):
         'python-version: "3.11"\n', 'python-version: "3.11"\n          cache: pip\n')))
     assert trusted_cache_readers(copy) == ["run-sweep.yml:collect:actions/setup-python@"
                                            "e797f83bcb11b83ae66e0230d6156d7c80228e7c"]
+
+
+# --- a fork PR retargeted after its approval -------------------------------------------------------------
+
+FORK = "mallory/bench"
+
+
+def _serve_pull_into(stub, base_branch: str, **kw):
+    """serve_pull's answer with the PR's base branch changed (what the PR's author may do at any time)."""
+    pr = serve_pull(stub, **kw)
+    pr["base"]["ref"] = base_branch
+    pr["base"]["label"] = f"acme:{base_branch}"
+    base = "/repos/acme/bench"
+    stub.route("GET", f"{base}/pulls/7", pr)
+    stub.route("GET", f"{base}/issues/7", {**pr, "url": f"{stub.url}{base}/issues/7"})
+    return pr
+
+
+@pytest.mark.parametrize("base_branch,runs", [("main", True), ("release-0.1", False), ("mainline", False)])
+def test_a_fork_pr_s_approval_sweeps_it_only_into_main(stub, tmp_path, base_branch, runs):
+    """A maintainer's `/sweep <sha>` names a commit, not the branch the PR is into, and a PR's author may
+    retarget it to any branch of the repository after the approval. The head is the same commit, so the
+    approval still held, and the GPU side's gate diffed it against the new base's merge-base: every changelog
+    entry main gained since that branch left it counted as appended by the PR, and the approved scripts ran on
+    each of those keys (a thousand GPU-hours the maintainer never saw in the diff they approved). A fork PR is
+    now swept only into main; one into another branch is skipped, saying so, until it is retargeted."""
+    _serve_pull_into(stub, base_branch, head_repo=FORK, comments=[("maint", f"/sweep {HEAD}")])
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(out.read_text())
+    assert values["run"] == ("true" if runs else "false"), values["reason"]
+    if not runs:
+        assert f"into {base_branch!r}" in values["reason"] and "main" in values["reason"], values["reason"]

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from sweepgate.core.fields import MAIN_BRANCH
 from sweepgate.workflow.decide import (
     APPROVE_COMMAND,
     DRAFT_SKIP,
@@ -56,6 +57,7 @@ class PullState:
     head_message: str = ""
     labeled_at: dict[str, dt.datetime] = field(default_factory=dict)  # label -> time of its last "labeled" event
     comment_times: tuple[dt.datetime | None, ...] = ()  # each comment's creation, as ``comments``
+    base_branch: str = MAIN_BRANCH  # the branch the PR is into (base.ref), which its author may change at any time
 
     @property
     def is_fork(self) -> bool:
@@ -128,6 +130,11 @@ def authorize(pull: PullState, permission: Permission, *, requested_sha: str = "
     labels = counted_labels(pull, permission)
     if pull.is_fork and not approved:
         return _skip(f"{fork_pr(pull.head_repo)}: {why}", **refs)
+    if pull.is_fork and pull.base_branch != MAIN_BRANCH:
+        # the approval names a commit, not the base: retargeted after it, the gate would take every entry main
+        # gained since that branch left it for the PR's own, and run the approved scripts on each of their keys
+        return _skip(f"{fork_pr(pull.head_repo)} is into {pull.base_branch[:60]!r}: a fork's approved commit is "
+                     f"swept only in a pull request into {MAIN_BRANCH}; retarget it to {MAIN_BRANCH}", **refs)
     decision = labels_decision(labels, refs, source, default=TRIMMED if approved else "")
     if approved and not labels & set(PRIMARY_LABELS):
         decision = replace(decision, reason=f"{why}: {decision.reason}")

@@ -28,6 +28,8 @@ def pull_state(repo, number: int) -> PullState:
     for side, sha in (("head", pull.head.sha), ("base", pull.base.sha)):
         if not (isinstance(sha, str) and SHA.fullmatch(sha)):  # head: it becomes head_ref, the SHA run
             raise NotGitHubJSON(f"a {side}.sha {str(sha)[:60]!r} that is not 40 hex digits")
+    if not isinstance(pull.base.ref, str):  # the branch the PR is into: a fork's sweep runs only into main
+        raise NotGitHubJSON("a pull request base without its ref")
     labels = [label.name for label in pull.labels]
     if not all(isinstance(name, str) for name in labels):
         raise NotGitHubJSON("a label without a name")
@@ -50,7 +52,7 @@ def pull_state(repo, number: int) -> PullState:
                      base_sha=pull.base.sha, head_repo=head_repo, base_repo=repo.full_name,
                      labels=frozenset(labels), labelers=labelers, comments=comments,
                      head_message=commit.message or "", labeled_at=labeled_at,
-                     comment_times=tuple(c.created_at for c in read))
+                     comment_times=tuple(c.created_at for c in read), base_branch=pull.base.ref)
 
 
 def permission_lookup(repo):
