@@ -143,3 +143,33 @@ def test_a_fork_pr_s_approval_sweeps_it_only_into_main(stub, tmp_path, base_bran
     assert values["run"] == ("true" if runs else "false"), values["reason"]
     if not runs:
         assert f"into {base_branch!r}" in values["reason"] and "main" in values["reason"], values["reason"]
+
+
+# --- a bot acting for whoever triggered it ------------------------------------------------------------------
+
+BOT = "labeler-app[bot]"
+
+
+@pytest.mark.parametrize("answer", [
+    (404, {"message": f"{BOT} is not a user"}),  # what GitHub answers for an App's bot account
+    (200, {"permission": "none", "role_name": "none", "user": {"login": BOT, "id": 9, "type": "Bot"}}),
+])
+def test_a_label_or_approval_by_an_app_s_bot_account_starts_nothing(stub, tmp_path, answer):
+    """An App installed with write access (a path labeler, a slash-command bot) applies labels and posts comments
+    as its bot account, for whoever triggered it: a fork's author could have it label `full-sweep-enabled` or
+    echo `/sweep <sha>`. The bot is no collaborator, so GitHub answers its permission 404 or `none`, and neither
+    counts: nothing is taken from the event or from the App's installation permissions."""
+    status, body = answer
+    serve_pull(stub, head_repo=FORK, labels=[SWEEP], events=[(SWEEP, BOT)], comments=[(BOT, f"/sweep {HEAD}")])
+    stub.route("GET", f"/repos/acme/bench/collaborators/{BOT}/permission", body, status=status)
+    out = tmp_path / "out"
+    proc = run_cli(stub, "decide", "--output", str(out), event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    values = kv.parse_kv(out.read_text())
+    assert values["run"] == "false" and "write permission or more" in values["reason"], values
+    serve_pull(stub, labels=[SWEEP], events=[(SWEEP, BOT)])  # a same-repository PR: the label alone
+    stub.route("GET", f"/repos/acme/bench/collaborators/{BOT}/permission", body, status=status)
+    again = tmp_path / "again"
+    proc = run_cli(stub, "decide", "--output", str(again), event=dispatch_event(), tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert kv.parse_kv(again.read_text())["run"] == "false"
