@@ -87,9 +87,9 @@ def test_a_store_another_process_keeps_locked_is_refused_after_one_busy_timeout(
 
     import sqlalchemy as sa
 
-    from sweepgate.results import store
+    from sweepgate.results import store_url
 
-    monkeypatch.setattr(store, "SQLITE_BUSY_TIMEOUT_S", 1)
+    monkeypatch.setattr(store_url, "SQLITE_BUSY_TIMEOUT_S", 1)
     # Each "database is locked" SQLite gives is one busy timeout waited out (the lock is held all along):
     # counted, not timed, since on a loaded host the ingest's own work took 5-9 s beside the one 1 s wait.
     locked = []

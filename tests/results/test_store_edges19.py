@@ -19,6 +19,7 @@ import pytest
 
 from helpers import ROOT, job, run_cli, tmpfs, vllm_output, write_job
 from sweepgate.results import store
+from sweepgate.results import store_url
 
 
 def _jobs(folder: Path, n: int, run: str = "1") -> str:
@@ -218,16 +219,17 @@ def test_a_postgresql_server_that_never_answers_is_named_after_the_default_timeo
     # msgs27: stdout held "ingested 0 results ...; nothing stored" (was expected here): a store that
     # cannot be opened is its one line, nothing on stdout, as a SQLite file that is no database is
     assert proc.returncode == 1 and proc.stdout == "", (proc.stdout, proc.stderr)
-    assert f"the PostgreSQL server at {silent_server} did not answer within {store.PG_CONNECT_TIMEOUT_S} s" in line
+    said = f"the PostgreSQL server at {silent_server} did not answer within {store_url.PG_CONNECT_TIMEOUT_S} s"
+    assert said in line
     assert "?connect_timeout=SECONDS" in line and ":p@" not in line
     # waited the default, and not psycopg's 130 s (a bound that leaves a busy host 30 s to start a CLI)
-    assert store.PG_CONNECT_TIMEOUT_S <= time.monotonic() - started < store.PG_CONNECT_TIMEOUT_S + 30
+    assert store_url.PG_CONNECT_TIMEOUT_S <= time.monotonic() - started < store_url.PG_CONNECT_TIMEOUT_S + 30
 
 
 def test_a_connect_timeout_the_url_or_environment_gives_is_kept(silent_server, tmp_path, capsys, monkeypatch):
     """The wait is the one given, not the default: the default is set far off (60 s) so that a bound
     between the two (30 s) tells them apart on any host, however busy; and no shorter than given."""
-    monkeypatch.setattr(store, "PG_CONNECT_TIMEOUT_S", 60)
+    monkeypatch.setattr(store_url, "PG_CONNECT_TIMEOUT_S", 60)
     for url, env in ((f"postgresql://u:p@{silent_server}/db?connect_timeout=2", None),
                      (f"postgresql://u:p@{silent_server}/db", "3")):
         if env:

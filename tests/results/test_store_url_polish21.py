@@ -7,6 +7,7 @@ import pytest
 
 from tests.results.helpers import run_cli
 from sweepgate.results import store
+from sweepgate.results import store_url
 
 
 @pytest.mark.parametrize("given, hint", [
@@ -33,7 +34,7 @@ def test_a_scheme_with_the_wrong_slashes_gets_the_url_it_means(capsys, tmp_path,
     assert err.count("\n") == 1 and err.startswith(f"{given}: not a database URL"), err
     assert err.strip().endswith(f"; {hint}"), err
     for url in (w for w in hint.split() if "://" in w):  # every URL the hint offers is one the store reads
-        store._check_url(store.resolve_url(url))
+        store_url._check_url(store.resolve_url(url))
     assert list(tmp_path.iterdir()) == []
 
 
