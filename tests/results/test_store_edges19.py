@@ -19,6 +19,7 @@ import pytest
 
 from helpers import ROOT, job, run_cli, tmpfs, vllm_output, write_job
 from sweepgate.results import store
+from sweepgate.results import store_schema
 from sweepgate.results import store_url
 
 
@@ -185,7 +186,7 @@ def test_a_postgresql_store_whose_version_record_was_lost_says_so(pg_url, tmp_pa
 def _head() -> str:
     from alembic.script import ScriptDirectory
 
-    return ScriptDirectory.from_config(store._alembic_config()).get_current_head()
+    return ScriptDirectory.from_config(store_schema._alembic_config()).get_current_head()
 
 
 def test_another_program_s_empty_alembic_version_and_results_table_is_still_foreign(tmp_path, capsys):

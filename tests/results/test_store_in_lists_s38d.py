@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from helpers import ROW, SGLANG_RUNS, job, run_cli, write_job
 from sweepgate.results import record as R
 from sweepgate.results import store
+from sweepgate.results import store_schema
 
 OLD_LIMIT = 999  # SQLITE_MAX_VARIABLE_NUMBER before SQLite 3.32
 MANY = 1100  # values in a list: more than OLD_LIMIT
@@ -92,7 +93,7 @@ def _as(recs: list[dict], run: str, ref: str, day: int, **each) -> list[dict]:
 def _unchunked(monkeypatch, read):
     """``read()`` with every list in one statement, no limit set: as the store read them before."""
     with monkeypatch.context() as m:
-        m.setattr(store, "IN_CHUNK", 10 * MANY, raising=False)  # none before s38d
+        m.setattr(store_schema, "IN_CHUNK", 10 * MANY, raising=False)  # none before s38d
         return read()
 
 
