@@ -1,7 +1,7 @@
 """s30: the first of main runs of one time, compared with its baseline read from files.
 
 Main runs ingested by hand (`--row ... --run-id ID --ref refs/heads/main`) from vLLM outputs of one `date`
-carry one time; runs of one time are placed by run id (polish29, ``record.before``/``store._before``), so the
+carry one time; runs of one time are placed by run id (polish29, ``record.before``/``store_query._before``), so the
 first of them has nothing of main's before it and its points are `new`, from a store and from files alike.
 From a store, stderr says main measured its points only after it, naming the later runs; with the same
 records in a `--baseline-jsonl` file it said "no baseline results ...; check --baseline-ref, and that both

@@ -3,7 +3,7 @@
 neither run was before the other, and `results compare --run 103` called every point main measured in run 102
 "new", saying "no baseline results ...; check --baseline-ref". Records of one time are ordered by run id
 (``record.time_order``, the store's ``_time_order``), and a run's past is now read so too (``record.before``,
-``store._before``): run 103 is judged against 102, from the store and from the JSONL alike. Run 102, the first,
+``store_query._before``): run 103 is judged against 102, from the store and from the JSONL alike. Run 102, the first,
 has nothing before it: its points are new, and the line says that main measured them after it, naming the run,
 instead of sending the user after --baseline-ref."""
 

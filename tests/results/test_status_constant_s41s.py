@@ -35,7 +35,8 @@ def _status_literals(path: Path) -> list[int]:
     return hits
 
 
-@pytest.mark.parametrize("module", ["results/compare.py", "results/store.py", "results/show.py",
+@pytest.mark.parametrize("module", ["results/compare.py", "results/store.py", "results/store_query.py",
+                                    "results/show.py",
                                     "results/ingest.py", "results/synthetic.py", "results/sidecar.py",
                                     "results/normalize.py", "rehearsal/runner.py"])
 def test_no_module_spells_the_success_status(module):

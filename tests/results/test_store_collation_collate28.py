@@ -1,7 +1,7 @@
 """collate28: a PostgreSQL store whose database compares text by a linguistic collation orders runs as
 `results compare` does in Python, by code point.
 
-The store orders times and run ids as text in SQL (``store._happened``, ``_run_order``, ``_time_order``),
+The store orders times and run ids as text in SQL (``store_query._happened``, ``_run_order``, ``_time_order``),
 the same text Python orders in ``record.happened``/``run_order``/``time_order``. SQLite compares text by
 its bytes (code points, as Python); a PostgreSQL database compares it by its default collation, which
 ``initdb`` takes from the server's locale: on a server set up with ``en_US.UTF-8`` or ICU's ``und`` that is

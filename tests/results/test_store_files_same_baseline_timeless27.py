@@ -8,12 +8,12 @@ ingested after a PR run left a point main measured only after the run one main m
 the store (judged against main's first 5 runs from then), and one main measured before it in the files
 (judged against the dateless result alone).
 
-One rule now, both ways (``record.happened``/``record.time_order``; ``store._happened``/``store._time_order``
-in SQL): a record's finished time, else its started; one without either happened before every record that
-has one (history filled in by hand); records of one time, those without any too, are ordered by run id
-(GitHub's grow with time), then attempt: records of one time were ordered by insertion in the store and
-by run id in compare, and a record with a start alone by its start in the store and as timeless in
-compare.
+One rule now, both ways (``record.happened``/``record.time_order``;
+``store_query._happened``/``store_query._time_order`` in SQL): a record's finished time, else its started; one
+without either happened before every record that has one (history filled in by hand); records of one time, those
+without any too, are ordered by run id (GitHub's grow with time), then attempt: records of one time were ordered
+by insertion in the store and by run id in compare, and a record with a start alone by its start in the store and
+as timeless in compare.
 
 The same records fed both ways are then compared both ways over generated histories (times tied, missing
 or a start alone; failed jobs, retried attempts, rehearsals, `ci reuse` copies, eval scores; several

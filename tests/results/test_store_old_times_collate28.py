@@ -4,7 +4,7 @@ Until c2ee849 ("a record's started and finished times are stored in UTC") ingest
 sidecar or client wrote them: ``2026-11-10T12:00:00+02:00``, ``2026-11-10T10:30:00.25Z``, vLLM's ``date`` as
 ``2026-11-10T11:00:00`` (no zone). That commit left the schema at Alembic revision 0003, so such a store
 opens as current, and its rows are still so. The store orders rows by those columns as text in SQL
-(``store._happened``), while Python (``record.happened``) reads them in UTC: ``12:00+02:00`` (10:00 UTC) was
+(``store_query._happened``), while Python (``record.happened``) reads them in UTC: ``12:00+02:00`` (10:00 UTC) was
 the newest in the store, after ``10:30Z``, and a store and the same records read from `--baseline-jsonl`
 files (an older sweepgate's results artifact) picked different baseline runs. Revision 0004 rewrites those
 times in UTC (``record.stored_time``), in the columns and the stored record alike, as an ingest now stores

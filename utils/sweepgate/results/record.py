@@ -228,8 +228,8 @@ def _reading(at: datetime) -> datetime:
 
 
 # When a record happened: the one rule by which `results compare` (here, in Python) and the store (in SQL,
-# ``store._happened`` and ``store._run_order``) place records in time, so that a baseline read from a store
-# and one read from files holding the same records are the same runs (CONTRACTS section 8). It is the
+# ``store_query._happened`` and ``store_query._run_order``) place records in time, so that a baseline read from a
+# store and one read from files holding the same records are the same runs (CONTRACTS section 8). It is the
 # record's finished time, else its started, as stored (stored_time). A record with neither (an output ingested
 # with --row that states no time) happened before every record that has one (NO_TIME sorts first): history filled in
 # by hand, never newer than a run with a time, and never placed by when it was ingested, which files do
@@ -302,7 +302,7 @@ UNORDERED_HINT = ("ingest such outputs with their job's sidecar (.job.json, `swe
 
 def run_order(run_id) -> tuple:
     """GitHub run ids grow with time: as numbers ("999" before "1000"); other ids after them, as text (a
-    run id of other digits too: `²` is str.isdigit() and no int()). ``store._run_order`` in SQL."""
+    run id of other digits too: `²` is str.isdigit() and no int()). ``store_query._run_order`` in SQL."""
     text = str(run_id or "")
     return (0, int(text), text) if text.isascii() and text.isdigit() else (1, 0, text)
 
@@ -364,7 +364,7 @@ def latest_past(past: "Past | Pasts | None") -> "Past | None":
 
 def before(rec: dict, past: "Past | Pasts") -> bool:
     """Whether ``rec`` happened before the run whose ``past`` it is (``time_order`` without the attempt), of
-    ``Pasts`` at ``rec``'s point; ``store._before`` in SQL."""
+    ``Pasts`` at ``rec``'s point; ``store_query._before`` in SQL."""
     if isinstance(past, Pasts):
         past = past.at(point_values(rec))
     if isinstance(past, str):

@@ -2,7 +2,7 @@
 
 Until ingest wrote a job's times in UTC (``record.stored_time``), it stored them as the sidecar or client wrote
 them (``12:00+02:00``, ``10:30:00.25Z``, vLLM's ``date`` without a zone), under revision 0003 as now. The
-store orders rows by these columns as text in SQL (``store._happened``) and ``results compare`` by the
+store orders rows by these columns as text in SQL (``store_query._happened``) and ``results compare`` by the
 instant (``record.happened``), so the two placed such rows otherwise. Each is rewritten as an ingest stores
 it now, in its columns and its record alike: a time with a zone in UTC, one without a zone without one (its
 clock reading in ISO 8601; which zone it is in is not known), text that is no time as it is. (An older
