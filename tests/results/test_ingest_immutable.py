@@ -89,25 +89,27 @@ def test_outputs_ingested_again_by_a_newer_version_are_a_no_op(db, tmp_path, cap
 def test_a_length_a_newer_version_no_longer_claims_is_no_change():
     """Diff review: 2024 SGLang lines stored with isl/osl 1024/128 (the unused random defaults), read
     by a version that claims none, were refused as changed results."""
-    from sweepgate.results import store
+    from sweepgate.results import store_immutable
 
     stored = {R.ISL: 1024, R.OSL: 128, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}
-    assert store._changes(stored, {R.ISL: None, R.OSL: None, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == []
-    assert store._changes(stored, {R.ISL: 2048, R.OSL: 128, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == [R.ISL]
+    assert store_immutable._changes(stored, {R.ISL: None, R.OSL: None, R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == []
+    assert store_immutable._changes(stored, {R.ISL: 2048, R.OSL: 128,
+                                             R.METRICS: {R.OUTPUT_THROUGHPUT: 10.0}}) == [R.ISL]
 
 
 def test_an_eval_sample_count_a_newer_version_adds_is_no_change():
     """lm-eval group rows were stored without a sample count; a version that adds their subtasks'
     counts must not refuse the same file as changed. A count that differs is a change."""
-    from sweepgate.results import store
+    from sweepgate.results import store_immutable
 
     def rec(samples):
         return {R.EVALS: [{R.EVAL_TASK: "mmlu", R.EVAL_METRIC: "acc", R.EVAL_FILTER: "none", R.EVAL_VALUE: 0.5,
                            R.EVAL_STDERR: 0.01, R.EVAL_SAMPLES: samples}], R.METRICS: {}}
 
-    assert store._changes(rec(None), rec(397)) == []
-    assert store._changes(rec(300), rec(397)) == [R.EVALS]
-    assert store._changes(rec(None), {**rec(None), R.EVALS: [{**rec(None)[R.EVALS][0], R.EVAL_STDERR: None}]}) == [R.EVALS]
+    assert store_immutable._changes(rec(None), rec(397)) == []
+    assert store_immutable._changes(rec(300), rec(397)) == [R.EVALS]
+    without_stderr = {**rec(None), R.EVALS: [{**rec(None)[R.EVALS][0], R.EVAL_STDERR: None}]}
+    assert store_immutable._changes(rec(None), without_stderr) == [R.EVALS]
 
 
 def test_another_point_under_the_same_file_name_is_told_to_get_a_name_of_its_own(tmp_path, capsys, monkeypatch):

@@ -1668,7 +1668,7 @@ def _key(rec: dict) -> tuple:
 
 def _superseded(records: list[dict], new: int, outcome: Outcome, behind: list, path: Path) -> bool:
     """One job's sidecar alone (a partial copy) and its output in one ingest are one result, whichever
-    came first: the output fills the placeholder (``store._fills``), or the placeholder is kept out
+    came first: the output fills the placeholder (``store_immutable._fills``), or the placeholder is kept out
     behind it. Either way the placeholder is no result of this ingest: not counted, not given to
     ``--jsonl``, and its warning (the job "left no result file") not said. So is a placeholder kept
     out (``behind``) behind its job's output that an earlier ingest stored; it is reported as skipped

@@ -129,7 +129,7 @@ OUTPUT_SHA256 = "output-sha256"
 
 def is_placeholder(rec: dict) -> bool:
     """Whether ``rec`` is the record a job's sidecar alone made (SIDECAR_ONLY), which its output,
-    read later, takes the place of (``store._fills``, ``results_ingest._append``)."""
+    read later, takes the place of (``store_immutable._fills``, ``results_ingest._append``)."""
     return rec.get(SOURCE_FORMAT) == SIDECAR_ONLY
 
 

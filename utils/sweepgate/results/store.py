@@ -33,14 +33,14 @@ from typing import NamedTuple
 import sqlalchemy as sa
 
 from sweepgate.core.errors import Diagnostic, SweepgateError
-from sweepgate.core.jobfile import JOB
-from sweepgate.results import labels
 from sweepgate.results import record as R
 from sweepgate.results import store_schema
 from sweepgate.results.store_failures import (ADD_ATTEMPTS, _detail, _lost_race, _retry_busy, _sqlite_busy, _waited_out,
                                               damaged, database_error)
 from sweepgate.results.store_file import (PG_FOREIGN_HINT, SQLITE_FOREIGN_HINT, check_sqlite_target, foreign_message,
                                           missing_sqlite, store_named)
+from sweepgate.results.store_immutable import (Immutable, _canonical, _eval_partners, _fills, _one_ref_per_run, _same,
+                                               _stored_by_key, _stored_keys, point_file_name)
 from sweepgate.results.store_open import _create_sqlite, _engine, _new_sqlite_file, _not_a_store, _remove_dead_parts
 from sweepgate.results.store_query import (_before, _by_code_point, _first_of_each, _happened, _kind, _latest_group,
                                            _latest_groups, _measured, _order_newest, _point_filter, _real_only,
@@ -51,9 +51,7 @@ from sweepgate.results.store_schema import (ALIKE_BY, INGESTED_AT, INTEGER_FIELD
                                             _chunks, _is_record, _migrate, column, metadata, results, version_lost)
 from sweepgate.results.store_url import StoreError, _check_url, default_url, display_url, resolve_url, url_fail
 
-IMMUTABLE_RULE = "results-immutable"  # the title of a stored result a new one would change
 SAME_BYTES_RULE = "same-bytes"  # the title of a result file that repeats one stored or ingested already
-SHOWN_CHANGES = 4  # changed fields a refusal names
 # The longest an ingest's closing ANALYZE (``_analyze``) waits for a lock another holds; it then leaves the statistics.
 ANALYZE_LOCK_WAIT = "1s"
 
@@ -65,60 +63,6 @@ def _write_lock(conn: sa.Connection) -> None:
     PostgreSQL writers need no such lock (a unique-key clash is retried, ``_lost_race``)."""
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-
-class Immutable(SweepgateError):
-    """A record differs from the one stored under its (run-id, attempt, result-filename): refused,
-    nothing of its batch stored. ``at(path)`` is the diagnostic naming the input file."""
-
-    HINT = (f"results are immutable; ingest the rerun under its own attempt or run id: a job's .job.json says "
-            f"them ('{R.ATTEMPT}', '{R.RUN_ID}' under '{JOB}'; a workflow's rerun writes its next attempt), an output "
-            "without one takes them as --attempt/--run-id with --row")
-
-    def __init__(self, rec: dict, stored: dict):
-        self.record, self.stored = rec, stored
-        super().__init__(self.at(f"{R.RUN_ID} {rec.get(R.RUN_ID)}"))
-
-    # Another point under the same key is no rerun: two outputs of one run given one file name
-    # (by hand, main-101/c4/result.json and main-101/c8/result.json).
-    POINT_HINT = ("each output of one run needs a file name of its own: rename this one "
-                  "(after its point, e.g. {eg}) and ingest it again")
-
-    def at(self, path: str) -> Diagnostic:
-        rec = self.record
-        key = " ".join(f"{f} {rec.get(f)!r}" for f in KEY)
-        changed = _changes(self.stored, rec)
-        point = _other_point(self.stored, rec, changed)
-        if point:
-            what = ", ".join(f"{f} {self.stored.get(f)}, this file {rec.get(f)}" for f in point)
-            eg = point_file_name(point[0], rec)
-            return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
-                              f"{key} is already stored for another point ({what})", self.POINT_HINT.format(eg=eg))
-        what = ", ".join(changed[:SHOWN_CHANGES]) + (
-            f" and {len(changed) - SHOWN_CHANGES} more" if len(changed) > SHOWN_CHANGES else "")
-        return Diagnostic(path, rec.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
-                          f"{key} is already stored with other values (changed: {what})", self.HINT)
-
-
-def _other_point(stored: dict, rec: dict, changed: list[str]) -> list[str]:
-    """The point fields (R.POINT_IDENTITY) that set a refused record apart from the stored one: those
-    ``_changes`` found, and the identity read from the row (a topology, a hardware, a rate) where both
-    have it and it differs. Called for a record already refused: it words the refusal, never makes one."""
-    return [f for f in R.POINT_IDENTITY if f in changed or (
-        f not in RESULT_FIELDS and None not in (stored.get(f), rec.get(f))
-        and R.identity(stored, f) != R.identity(rec, f))]
-
-
-class OtherRef(Immutable):
-    """A record of a run the store holds on another ref (``_one_ref_per_run``): refused as ``Immutable``
-    is, this file only; ``stored`` carries the ref the run is on."""
-
-    def at(self, path: str) -> Diagnostic:
-        run, ref = self.record.get(R.RUN_ID), self.stored[R.REF]
-        return Diagnostic(path, self.record.get(R.SOURCE_LINE) or 0, 0, IMMUTABLE_RULE,
-                          f"{R.RUN_ID} {run!r} is stored on {ref}, but this output is on {self.record.get(R.REF)}",
-                          "a run is of one ref: give this output its own run's id (its .job.json's, or --run-id "
-                          f"with --row), or the ref run {run} is on")
 
 
 class Copied(SweepgateError):
@@ -150,142 +94,6 @@ class Alike(NamedTuple):
     record: dict
     kept: dict
     replaced: bool
-
-
-# A point field read as a word of its recipe label (labels.recipe_parts' topology, spec, KV offload)
-_RECIPE_WORD = {R.TOPOLOGY: 0, R.SPEC_DECODING: 1, R.KV_OFFLOADING: 2, R.KV_OFFLOAD_BACKEND: 2}
-_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9.]+")
-
-
-def point_file_name(field: str, rec: dict) -> str:
-    """A short file name after the point field ``field`` that sets ``rec`` apart: its recipe label's
-    word for a recipe field (``result-tp8.json``, ``result-spec-mtp.json``), the field glued to a
-    number (``result-conc8.json``, ``result-isl2048.json``, ``result-rate2.5.json``), else the value
-    itself (a config key, a hardware): each made a safe file name (letters, digits, dots, dashes)."""
-    value = rec.get(field)
-    if field in _RECIPE_WORD:
-        word = labels.recipe_parts(rec)[_RECIPE_WORD[field]]
-    elif field == R.REQUEST_RATE:
-        word = f"rate{R.rate_key(value) or 'inf'}"
-    elif field in (R.CONC, R.ISL, R.OSL):
-        word = f"{field}{value}" if value is not None else f"no-{field}"
-    else:
-        word = str(value) if value not in (None, "") else f"no-{field}"
-    return f"result-{_UNSAFE_IN_NAME.sub('-', word).strip('-.') or field}.json"
-
-
-def _canonical(rec: dict) -> str:
-    """A record as the store keeps it (JSON), comparable across a round trip."""
-    return json.dumps(rec, sort_keys=True, allow_nan=False)
-
-
-# Besides the client's measured values: what a job said of itself and which point it measured.
-RESULT_FIELDS = (*R.JOB_KEYS, R.CONC, R.ISL, R.OSL, R.EVALS)
-
-
-def _changes(stored: dict, rec: dict) -> list[str]:
-    """What a re-ingest changed of the result itself: the client's measured values and RESULT_FIELDS,
-    where both have them (not null). What sweepgate derives (R.DERIVED_METRICS, identity
-    read from the row) and fields only the newer version records may differ: upgrading sweepgate
-    and ingesting the same outputs again stays a no-op."""
-    old, new = json.loads(_canonical(stored)), json.loads(_canonical(rec))
-    old_m, new_m = old.get(R.METRICS) or {}, new.get(R.METRICS) or {}
-    measured = sorted(m for m in old_m.keys() & new_m.keys() if m not in R.DERIVED_METRICS and old_m[m] != new_m[m])
-    # a field the newer version leaves null (a length it no longer claims) is no change either
-    # a time an older sweepgate stored as written, or in UTC though written without a zone, is no change when
-    # it is the same time (R.same_time)
-    return measured + [f for f in RESULT_FIELDS if old.get(f) is not None and new.get(f) is not None
-                       and not (R.same_time(old[f], new[f]) if f in R.TIMES else _alike(old[f], new[f]))]
-
-
-def _alike(old, new) -> bool:
-    """A stored field and its re-ingested value agree, entry by entry on what the stored one has
-    (eval entries a newer version reads more of, such as higher_is_better or a group's sample
-    count, stay a no-op)."""
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return all(_alike(o, n) for o, n in zip(old, new))
-    if isinstance(old, dict) and isinstance(new, dict):
-        return all(k in new and ((k == R.EVAL_SAMPLES and v is None) or _alike(v, new[k])) for k, v in old.items())
-    return old == new
-
-
-def _one_ref_per_run(rows: list[dict], found: list) -> None:
-    """Raise ``OtherRef`` for the first row whose run the store (``found``: its rows of these runs, with
-    their ref) or an earlier row holds on another ref: a run is of one ref, and a PR's output ingested
-    under a main run's id by mistake would be judged with main's as one run's repeats."""
-    refs: dict = {}
-    for stored in found:
-        if stored.ref is not None:
-            refs.setdefault(stored.run_id, stored.ref)
-    for row in rows:
-        ref = row[column(R.REF)]
-        if ref is not None and refs.setdefault(row[column(R.RUN_ID)], ref) != ref:
-            raise OtherRef(row["record"], {R.REF: refs[row[column(R.RUN_ID)]]})
-
-
-def _fills(stored: dict, rec: dict) -> bool:
-    """Whether ``rec``, read from a job's output, takes the place of ``stored``, the record its sidecar
-    alone made when the output was not there (a job that said success, stored as failed with no
-    figures: the artifact copied in two goes, or a download cut short). The placeholder measured
-    nothing, so no result changes; the job's own fields must agree but for the status it was given.
-    An output that is a failure too (a run that completed nothing) fills it alike: its figures are
-    the job's, and `--jsonl` takes it as well (``results_ingest._append``). Eval scores are no change
-    either: the placeholder has none (its ``[]`` read as a change, so an eval job's scores never filled it)."""
-    return (R.is_placeholder(stored) and not R.is_placeholder(rec)
-            and not stored.get(R.METRICS) and not stored.get(R.EVALS)
-            and set(_changes(stored, rec)) <= {R.STATUS, R.EVALS})
-
-
-def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict], list[dict]]:
-    """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out
-    behind their job's stored scores; placeholders kept out beside their job's stored placeholder)
-    of an eval-only job, whose sidecar alone is stored as ``X`` and its scores as ``X-eval``
-    (``R.eval_partners``; eval28: both were kept, and the job read as failed beside its scores).
-    Scores take the placeholder's row, and a placeholder of a job whose scores are stored is not
-    stored, as under one name (``_fills``); both are eval records of one point. So is a placeholder
-    of a job whose other placeholder is stored (its sidecar alone ``X``, its ``X-eval.json`` cut short;
-    evalb30: both were kept, two failures of one job): the job's again, as a re-ingest is."""
-    wanted = [((row[column(R.RUN_ID)], row[column(R.ATTEMPT)], other), row)
-              for row in rows for other in R.eval_partners(row["record"])]
-    if not wanted:
-        return [], [], []
-    stored = _stored_by_key(conn, [key for key, _ in wanted], url)
-    crossed, kept_out, twins, placed = [], [], [], set()
-    for key, row in wanted:  # a row's first partner that is its job's places it (a name may have two)
-        old = stored.get(key)
-        if id(row) in placed or not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
-            continue
-        if _fills(old, row["record"]):
-            crossed.append((row, key))
-        elif _fills(row["record"], old):
-            kept_out.append(row)
-        elif R.is_placeholder(old) and R.is_placeholder(row["record"]) and not _changes(old, row["record"]):
-            twins.append(row)
-        else:
-            continue
-        placed.add(id(row))
-    return crossed, kept_out, twins
-
-
-def _stored_by_key(conn, keys: list[tuple], url: str) -> dict[tuple, object]:
-    """The stored records of ``keys`` (``KEY``'s values) the store holds, by key: looked up by run id and result
-    name, IN_CHUNK keys a statement (a re-ingest of a JSONL of thousands of lines has as many names)."""
-    stored = {}
-    try:
-        for part in _chunks(keys):
-            query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
-                results.c.run_id.in_({k[0] for k in part}), results.c.result_filename.in_({k[2] for k in part}))
-            stored.update((tuple(r[:len(KEY)]), r.record) for r in conn.execute(query))
-    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-        raise damaged(url, f"not JSON: {exc}") from None
-    return stored
-
-
-def _stored_keys(conn, runs, *more) -> list:
-    """The stored rows' ``KEY`` columns and ``more`` columns, of the runs ``runs``, IN_CHUNK runs a statement."""
-    key_cols = [results.c[column(f)] for f in KEY]
-    return [r for part in _chunks(runs) for r in conn.execute(sa.select(*key_cols, *more)
-                                                              .where(results.c.run_id.in_(part)))]
 
 
 def _check_sole(conn, rows: list[dict]) -> set[tuple]:
@@ -597,11 +405,6 @@ def _sole(conn, rows: list[dict], earlier: list[str], url: str) -> tuple[list[di
     if not stored:  # not this file ingested again, which its own run holds
         _stored_elsewhere(conn, rows, url)
     return _one_measurement(conn, rows, stored, url)
-
-
-def _same(stored: dict, rec: dict) -> None:
-    if _canonical(stored) != _canonical(rec) and _changes(stored, rec):
-        raise Immutable(rec, stored)
 
 
 class Store:
