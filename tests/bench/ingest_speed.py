@@ -11,7 +11,7 @@ conc, run id, attempt). Prints the figures; run it by hand:
 Without --pg-url it starts a throwaway PostgreSQL server when the binaries exist.
 
 ``--hashed N`` times instead N files without a sidecar (their run id their content's hash), which each
-look for their measurement stored before (``store._stored_alike``): the real SGLang JSONL, its figures
+look for their measurement stored before (``store_dedup._stored_alike``): the real SGLang JSONL, its figures
 scaled a little per file (runs of one server, each its own measurements), into an empty store and into
 one that holds ``--stored`` such files' rows already (a team store's hand ingests); the median of
 ``--runs`` ingests of each.

@@ -256,7 +256,7 @@ def refused_alone(capsys, tmp_path, source: Path) -> tuple[Path, str]:
 
 
 # A real SGLang bench_serving JSONL (one run a line): the runs of one server that the stored-once look-up
-# (store._stored_alike) is tested and timed with.
+# (store_dedup._stored_alike) is tested and timed with.
 SGLANG_RUNS = SAMPLES / "sglang" / "sglang_2024-12_llama3.3-70b_h200x4_online.jsonl"
 
 

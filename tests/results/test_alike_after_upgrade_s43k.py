@@ -1,5 +1,5 @@
 """s43k: one measurement read from two files (a sweep's run=N.json and its summary.json#N, a one-line JSONL and
-the same line of it grown) is stored once (``store._one_measurement``, ``store._continued_run``): the two
+the same line of it grown) is stored once (``store_dedup._one_measurement``, ``store_dedup._continued_run``): the two
 records were compared whole but for their provenance. A sweepgate that reads a metric more than the one that
 stored the row (s43b: the peaks of vLLM's bench serve and SGLang's bench_serving, an SGLang line's summed
 total token throughput) made the same measurement a different one, so an ingest after the upgrade stored it a
@@ -132,7 +132,7 @@ VLLM_PEAKS = "vllm/vllmbench_gptoss120b_h100x8_tp4dp2_isl15000_c100.json"
 
 def test_a_main_run_an_older_sweepgate_stored_is_still_told_by_every_figure_both_hold(tmp_path, capsys):
     """Rows stored before sweepgate kept an output's SHA-256 (revision 0005) are told from a run ingested by hand
-    (--row) with their output by its figures (``store._echoes``): those rows are an older sweepgate's, without the
+    (--row) with their output by its figures (``store_dedup._echoes``): those rows are an older sweepgate's, without the
     peaks it reads now, so the same output ingested as another main run was stored without a word."""
     from helpers import ROW
     from sweepgate.results import ingest

@@ -1,4 +1,4 @@
-"""s31: the look-up that keeps each measured run stored once (``store._stored_alike``) scanned the whole table.
+"""s31: the look-up that keeps each measured run stored once (``store_dedup._stored_alike``) scanned the whole table.
 
 Every output ingested without a sidecar (its run id its content's hash) looks for a stored row of another run
 holding one of its measurements, by the client's output throughput, the model and the client's time. No index

@@ -1,4 +1,4 @@
-"""s30 review: the look-up that stores one measurement once across hashed runs (store._stored_alike, b2e3758)
+"""s30 review: the look-up that stores one measurement once across hashed runs (store_dedup._stored_alike, b2e3758)
 found its candidates by model and the client's time alone. An output that states no time (SGLang's
 bench_serving JSONL, GenAI-Perf's export) has none, so every file ingested without a sidecar fetched and
 compared, field for field, every stored row of its model that has no time either: the rows of every such file
@@ -20,6 +20,7 @@ from helpers import SGLANG_RUNS, run_cli, scaled_sglang_runs, show_json
 
 from sweepgate.results import record as R
 from sweepgate.results import store
+from sweepgate.results import store_dedup
 
 def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsys, monkeypatch):
     db = f"sqlite:///{tmp_path / 'r.db'}"
@@ -30,13 +31,13 @@ def test_a_new_measurement_without_a_time_compares_no_stored_row(tmp_path, capsy
     assert len(stored) == 20 * 7 and {r[R.FINISHED] for r in stored} == {None}  # no time to look them up by
     scaled_sglang_runs(tmp_path / "later", 1, first=20)
     compared: list[dict] = []
-    measurement = store._measurement
+    measurement = store_dedup._measurement
 
     def counted(rec: dict) -> str:
         compared.append(rec)
         return measurement(rec)
 
-    monkeypatch.setattr(store, "_measurement", counted)
+    monkeypatch.setattr(store_dedup, "_measurement", counted)
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(tmp_path / "later"))
     assert rc == 0 and out.splitlines()[-1].startswith("ingested 7 results (7 new)"), (out, err)
     others = [r for r in compared if store.file_of(r[R.RESULT_FILENAME]) != "run00020.jsonl"]

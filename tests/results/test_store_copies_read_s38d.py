@@ -1,6 +1,6 @@
 """An ingest that looks for stored copies of a job's output reads no ``ci reuse`` copy it does not name (s38d).
 
-Each job output's bytes are looked up among the stored rows (``store._Outputs``): another job's output of the same
+Each job output's bytes are looked up among the stored rows (``store_dedup._Outputs``): another job's output of the same
 bytes is warned of, naming the first job that stored them (``_first_stored``: a job's own result before a ``ci
 reuse`` copy of it). Every stored row of those bytes was fetched and JSON-decoded to pick that one, the copies too:
 a job's result that later runs reused holds as many copies of its rows as runs reused it, so each ingest of its bytes

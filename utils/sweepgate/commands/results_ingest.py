@@ -202,7 +202,7 @@ def _skipped_groups(walked, outcome) -> list[tuple[list, str, str]]:
     return groups
 
 
-# Files of several runs whose entries (FILE#N) give way to a run's own file (store._one_measurement)
+# Files of several runs whose entries (FILE#N) give way to a run's own file (store_dedup._one_measurement)
 SEVERAL_RUNS = "a vllm bench sweep's summary.json#N or SLA--*.json#N, an appended JSONL's line #N"
 
 

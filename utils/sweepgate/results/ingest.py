@@ -20,7 +20,7 @@ job's ``X-eval.json`` beside it, as a folder does: ``_eval_beside``). Ingesting 
 file again stores nothing; a changed file whose records' (run-id, attempt,
 result-filename) are stored is refused (results are immutable). A run that another
 file without a sidecar holds too (a sweep's run=N.json and its summary.json#N, read in
-two ingests) is stored once, from its own file (``store._one_measurement``).
+two ingests) is stored once, from its own file (``store_dedup._one_measurement``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Outcome:
     firsts: dict = dataclasses.field(default_factory=dict)  # the SHA-256 of each output stored -> its file
     # one measurement two hashed runs' files hold (a sweep's run=N.json and summary.json#N), stored once:
     # (the file read, store.Alike, whether its kept record is that file's) for each record not stored or
-    # stored row replaced (``store._one_measurement``)
+    # stored row replaced (``store_dedup._one_measurement``)
     alike: list = dataclasses.field(default_factory=list)
     # the warnings of results stored before, not said again (``_not_said_before``): (the file, the warning)
     said_before: list = dataclasses.field(default_factory=list)

@@ -1,7 +1,7 @@
 """ix_results_alike: an index on the columns a hashed run's stored measurement is looked up by.
 
 Each output ingested without a sidecar (its run id its content's hash) looks for a stored row of another
-run that holds one of its measurements (``store._stored_alike``: a sweep's run=N.json and its summary.json#N,
+run that holds one of its measurements (``store_dedup._stored_alike``: a sweep's run=N.json and its summary.json#N,
 a grown JSONL ingested again), by its output throughput, model and finished time. Without an index that was
 a scan of the whole table per file: 400 SGLang JSONLs into a SQLite store of 14,000 such rows took 6.5 s,
 1.2 s with the index (tests/bench/ingest_speed.py --hashed 400 --stored 2000). The output throughput comes first: it is all but unique to a measurement, so a
