@@ -124,7 +124,7 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
         # Nothing to reuse, and no empty store made (as `ci reuse`): a mistyped --db would read as
         # "no results" for ever.
         jobs = sum(1 for _ in iter_rows(plan["matrix"]))
-        return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, "lower_bound": False, "rows": [], "no_identity": [],
+        return {"jobs": 0, "of": jobs, "gpu_hours_saved": 0, F.LOWER_BOUND: False, "rows": [], "no_identity": [],
                 "moving_image": [],
                 "summary": f"no results store at {store_named(missing)}: nothing to reuse (0 of {jobs} jobs)"}
     with open_store(db) as store:
@@ -132,7 +132,7 @@ def reuse_preview(git, plan: dict, db: str) -> dict:
     rows = [{"bucket": bucket, F.EXP_NAME: row.get(F.EXP_NAME), F.CONC: row.get(F.CONC),
              F.RUNNER: row.get(F.RUNNER)} for bucket, row, _ in found.reused]
     return {"jobs": len(rows), "of": len(found.rows), "gpu_hours_saved": found.gpu_hours_saved,
-            "lower_bound": found.lower_bound, "rows": rows, "no_identity": found.blind_lines(),
+            F.LOWER_BOUND: found.lower_bound, "rows": rows, "no_identity": found.blind_lines(),
             "moving_image": found.moving_lines(),
             "summary": f"{len(rows)} of {len(found.rows)} jobs already have results "
                        f"({found.saved()} GPU-hours saved by reusing them)"}

@@ -101,6 +101,18 @@ CHANGELOG_METADATA = "changelog_metadata"  # what the matrix was built from: {ba
 BASE_REF, HEAD_REF, ENTRIES = "base_ref", "head_ref", "entries"
 MATRIX_KEYS = BUCKET_KEYS + (CHANGELOG_METADATA,)
 
+# --- the plan's JSON (`sweepgate plan --json`, CONTRACTS section 4): what it costs ------------------------------
+# Of the whole plan, and of each runner label (by_runner) and matrix bucket (by_bucket): benchmark jobs and their
+# GPU-hours (of which estimated from minutes per job, not from an agentic row's duration), eval jobs apart, and
+# whether the hours are a lower bound (a multi-node job counted by the GPUs it uses, not the nodes it holds).
+JOBS, GPU_HOURS, GPU_HOURS_ESTIMATED, ESTIMATED = "jobs", "gpu_hours", "gpu_hours_estimated", "estimated"
+EVAL_JOBS, EVAL_GPU_HOURS = "eval_jobs", "eval_gpu_hours"
+LOWER_BOUND, EVAL_LOWER_BOUND = "lower_bound", "eval_lower_bound"
+TOTAL_JOBS, TOTAL_GPU_HOURS = "total_jobs", "total_gpu_hours"
+BY_RUNNER, BY_BUCKET = "by_runner", "by_bucket"
+# The minutes per job the estimates used, and where they came from.
+ESTIMATES, ESTIMATES_SOURCE, MINUTES_PER_JOB = "estimates", "source", "minutes_per_job"
+
 # --- changelog entries ------------------------------------------------------------
 CONFIG_KEYS = "config-keys"
 DESCRIPTION = "description"

@@ -465,8 +465,8 @@ def uncounted_runners(base: RecipeSet, matrix: dict, costs: dict, head: RecipeSe
     multi_node = {str(row.get(F.RUNNER)) for _, row in iter_rows(matrix) if is_multinode_row(row)}
     runners = head.runners if isinstance(head.runners, dict) else {}
     out = []
-    for label, agg in costs["by_runner"].items():
-        if not (agg["lower_bound"] or agg["eval_lower_bound"]) or (listed and label not in listed):
+    for label, agg in costs[F.BY_RUNNER].items():
+        if not (agg[F.LOWER_BOUND] or agg[F.EVAL_LOWER_BOUND]) or (listed and label not in listed):
             continue
         if label in multi_node and hardware_of(base.runners or {}, label) is None:
             continue  # no-hardware-facts says it, with the fix that also mends this figure
@@ -590,8 +590,8 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
     from sweepgate.core.select import iter_rows
 
     def blank() -> dict:
-        return {"jobs": 0, "gpu_hours": 0.0, "gpu_hours_estimated": 0.0, "estimated": False,
-                "eval_jobs": 0, "eval_gpu_hours": 0.0, "lower_bound": False, "eval_lower_bound": False}
+        return {F.JOBS: 0, F.GPU_HOURS: 0.0, F.GPU_HOURS_ESTIMATED: 0.0, F.ESTIMATED: False,
+                F.EVAL_JOBS: 0, F.EVAL_GPU_HOURS: 0.0, F.LOWER_BOUND: False, F.EVAL_LOWER_BOUND: False}
 
     total, by_runner, by_bucket = blank(), {}, {}
     for bucket, row in iter_rows(matrix):
@@ -600,20 +600,20 @@ def cost(matrix: dict, minutes: dict[str, float], runners: dict | None = None) -
         runner = str(row.get(F.RUNNER, "?"))
         for agg in (total, by_runner.setdefault(runner, blank()), by_bucket.setdefault(bucket, blank())):
             if bucket in F.EVAL_BUCKETS:
-                agg["eval_jobs"] += 1
-                agg["eval_gpu_hours"] += hours
-                agg["eval_lower_bound"] |= low
+                agg[F.EVAL_JOBS] += 1
+                agg[F.EVAL_GPU_HOURS] += hours
+                agg[F.EVAL_LOWER_BOUND] |= low
             else:
-                agg["jobs"] += 1
-                agg["gpu_hours"] += hours
-                agg["lower_bound"] |= low
+                agg[F.JOBS] += 1
+                agg[F.GPU_HOURS] += hours
+                agg[F.LOWER_BOUND] |= low
                 if estimated:
-                    agg["gpu_hours_estimated"] += hours
-                    agg["estimated"] = True  # eval GPU-hours are always estimated and kept apart
+                    agg[F.GPU_HOURS_ESTIMATED] += hours
+                    agg[F.ESTIMATED] = True  # eval GPU-hours are always estimated and kept apart
     for agg in [total, *by_runner.values(), *by_bucket.values()]:
-        for k in ("gpu_hours", "gpu_hours_estimated", "eval_gpu_hours"):
+        for k in (F.GPU_HOURS, F.GPU_HOURS_ESTIMATED, F.EVAL_GPU_HOURS):
             agg[k] = round(agg[k], 3)
-    return {"total": total, "by_runner": dict(sorted(by_runner.items())), "by_bucket": by_bucket}
+    return {"total": total, F.BY_RUNNER: dict(sorted(by_runner.items())), F.BY_BUCKET: by_bucket}
 
 
 def empty_matrix(base: str, head: str) -> dict:
@@ -686,21 +686,21 @@ def make_plan(git, base: str, head: str, opts=None) -> dict:
     return {
         F.BASE_REF: base,
         F.HEAD_REF: head,
-        "jobs": total["jobs"],
-        "gpu_hours": total["gpu_hours"],
-        "gpu_hours_estimated": total["gpu_hours_estimated"],
-        "estimated": total["estimated"],
-        "eval_jobs": total["eval_jobs"],
-        "eval_gpu_hours": total["eval_gpu_hours"],
-        "total_jobs": total["jobs"] + total["eval_jobs"],
-        "total_gpu_hours": round(total["gpu_hours"] + total["eval_gpu_hours"], 3),
-        "lower_bound": total["lower_bound"],
-        "eval_lower_bound": total["eval_lower_bound"],
-        "by_runner": costs["by_runner"],
-        "by_bucket": costs["by_bucket"],
+        F.JOBS: total[F.JOBS],
+        F.GPU_HOURS: total[F.GPU_HOURS],
+        F.GPU_HOURS_ESTIMATED: total[F.GPU_HOURS_ESTIMATED],
+        F.ESTIMATED: total[F.ESTIMATED],
+        F.EVAL_JOBS: total[F.EVAL_JOBS],
+        F.EVAL_GPU_HOURS: total[F.EVAL_GPU_HOURS],
+        F.TOTAL_JOBS: total[F.JOBS] + total[F.EVAL_JOBS],
+        F.TOTAL_GPU_HOURS: round(total[F.GPU_HOURS] + total[F.EVAL_GPU_HOURS], 3),
+        F.LOWER_BOUND: total[F.LOWER_BOUND],
+        F.EVAL_LOWER_BOUND: total[F.EVAL_LOWER_BOUND],
+        F.BY_RUNNER: costs[F.BY_RUNNER],
+        F.BY_BUCKET: costs[F.BY_BUCKET],
         "warnings": [d.as_dict() for d in warnings],
         "diff": by_status,
         "selected": {k: sorted(v["scenarios"], key=F.SCENARIO_TYPES.index) for k, v in selected.items()},
-        "estimates": {"source": source, "minutes_per_job": minutes},
+        F.ESTIMATES: {F.ESTIMATES_SOURCE: source, F.MINUTES_PER_JOB: minutes},
         "matrix": matrix,
     }

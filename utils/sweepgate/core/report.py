@@ -399,8 +399,8 @@ def _hours(value: float, lower_bound: bool = False) -> str:
 
 def _lower_bound_note(plan: dict) -> str:
     """Why some GPU-hours are marked '≥', naming the runner labels; '' when none are."""
-    labels = [runner for runner, agg in (plan.get("by_runner") or {}).items()
-              if agg.get("lower_bound") or agg.get("eval_lower_bound")]
+    labels = [runner for runner, agg in (plan.get(F.BY_RUNNER) or {}).items()
+              if agg.get(F.LOWER_BOUND) or agg.get(F.EVAL_LOWER_BOUND)]
     if not labels:
         return ""
     return (f"≥: a lower bound; jobs on {', '.join(labels)} (no {F.GPUS_PER_NODE} in {F.RUNNERS_FILE}) are "
@@ -417,29 +417,29 @@ def _estimated(total: float, estimated: float) -> str:
 
 
 def _plan_headline(plan: dict) -> str:
-    text = (f"{plan['jobs']} benchmark job{'s' if plan['jobs'] != 1 else ''}, "
-            f"{_hours(plan['gpu_hours'], plan.get('lower_bound', False))} GPU-hours")
-    text += _estimated(plan["gpu_hours"], plan.get("gpu_hours_estimated") or 0)
-    if plan.get("eval_jobs"):
-        text += (f"; {plan['eval_jobs']} eval job{'s' if plan['eval_jobs'] != 1 else ''}, "
-                 f"{_hours(plan['eval_gpu_hours'], plan.get('eval_lower_bound', False))} GPU-hours (estimated)")
+    text = (f"{plan[F.JOBS]} benchmark job{'s' if plan[F.JOBS] != 1 else ''}, "
+            f"{_hours(plan[F.GPU_HOURS], plan.get(F.LOWER_BOUND, False))} GPU-hours")
+    text += _estimated(plan[F.GPU_HOURS], plan.get(F.GPU_HOURS_ESTIMATED) or 0)
+    if plan.get(F.EVAL_JOBS):
+        text += (f"; {plan[F.EVAL_JOBS]} eval job{'s' if plan[F.EVAL_JOBS] != 1 else ''}, "
+                 f"{_hours(plan[F.EVAL_GPU_HOURS], plan.get(F.EVAL_LOWER_BOUND, False))} GPU-hours (estimated)")
     return text
 
 
 def _markdown_runners(plan: dict, entries: list) -> list[str]:
     """GPU-hours by runner, or why there are no jobs."""
     out: list[str] = []
-    if plan.get("by_runner"):
+    if plan.get(F.BY_RUNNER):
         body = []
-        for runner, agg in plan["by_runner"].items():
-            low, eval_low = agg.get("lower_bound", False), agg.get("eval_lower_bound", False)
-            body.append([runner, str(agg["jobs"]), _hours(agg["gpu_hours"], low),
-                         _hours(agg["gpu_hours_estimated"], low) if agg["gpu_hours_estimated"] else "-",
-                         str(agg["eval_jobs"]), _hours(agg["eval_gpu_hours"], eval_low) if agg["eval_jobs"] else "-"])
+        for runner, agg in plan[F.BY_RUNNER].items():
+            low, eval_low = agg.get(F.LOWER_BOUND, False), agg.get(F.EVAL_LOWER_BOUND, False)
+            body.append([runner, str(agg[F.JOBS]), _hours(agg[F.GPU_HOURS], low),
+                         _hours(agg[F.GPU_HOURS_ESTIMATED], low) if agg[F.GPU_HOURS_ESTIMATED] else "-",
+                         str(agg[F.EVAL_JOBS]), _hours(agg[F.EVAL_GPU_HOURS], eval_low) if agg[F.EVAL_JOBS] else "-"])
         out.append("### GPU-hours by runner\n\n")
         out.append(markdown_table(["runner", "jobs", "GPU-hours", "of which estimated", "eval jobs",
                                    "eval GPU-hours (est.)"], body))
-        source = (plan.get("estimates") or {}).get("source", "")
+        source = (plan.get(F.ESTIMATES) or {}).get(F.ESTIMATES_SOURCE, "")
         out.append(f"\nAgentic rows: duration × GPUs. Other rows: minutes per job from {source} × GPUs.\n\n")
         if _lower_bound_note(plan):
             out.append(_lower_bound_note(plan) + ".\n\n")
@@ -504,9 +504,9 @@ def _markdown_matrix(plan: dict, rows: list) -> list[str]:
         for bucket, row in rows:
             buckets.setdefault(bucket, []).append((bucket, row))
         for bucket, items in buckets.items():
-            agg = (plan.get("by_bucket") or {}).get(bucket) or {}
-            hours = agg.get("gpu_hours", 0.0) + agg.get("eval_gpu_hours", 0.0)
-            low = bool(agg.get("lower_bound") or agg.get("eval_lower_bound"))
+            agg = (plan.get(F.BY_BUCKET) or {}).get(bucket) or {}
+            hours = agg.get(F.GPU_HOURS, 0.0) + agg.get(F.EVAL_GPU_HOURS, 0.0)
+            low = bool(agg.get(F.LOWER_BOUND) or agg.get(F.EVAL_LOWER_BOUND))
             out.append(f"<details><summary>{bucket}: {count(len(items), 'row')}, {_hours(hours, low)} GPU-hours"
                        "</summary>\n\n")
             out.append(matrix_markdown(items))
@@ -700,10 +700,10 @@ def _estimates_said(plan: dict) -> str:
     `84.0 GPU-hours (all estimated)` and nothing of the built-in 30 minutes a job behind it."""
     from sweepgate.core.plan import BUILT_IN_ESTIMATES, ESTIMATES_FILE, estimate_minutes
 
-    estimates = plan.get("estimates") or {}
-    table, source = estimates.get("minutes_per_job") or {}, estimates.get("source", "")
-    buckets = [bucket for bucket, agg in (plan.get("by_bucket") or {}).items()
-               if agg.get("estimated") or agg.get("eval_jobs")]
+    estimates = plan.get(F.ESTIMATES) or {}
+    table, source = estimates.get(F.MINUTES_PER_JOB) or {}, estimates.get(F.ESTIMATES_SOURCE, "")
+    buckets = [bucket for bucket, agg in (plan.get(F.BY_BUCKET) or {}).items()
+               if agg.get(F.ESTIMATED) or agg.get(F.EVAL_JOBS)]
     if not buckets:
         return ""
     said = ", ".join(f"{bucket} {estimate_minutes(bucket, table):g} min" for bucket in buckets)
@@ -714,13 +714,13 @@ def _estimates_said(plan: dict) -> str:
 def plan_text(plan: dict) -> str:
     """A short terminal summary of a plan."""
     lines = [f"plan: {_plan_headline(plan)}"]
-    for runner, agg in (plan.get("by_runner") or {}).items():
-        est = _estimated(agg["gpu_hours"], agg["gpu_hours_estimated"])
-        evals = (f"; {count(agg['eval_jobs'], 'eval job')}, "
-                 f"{_hours(agg['eval_gpu_hours'], agg.get('eval_lower_bound', False))} GPU-hours"
-                 if agg["eval_jobs"] else "")
-        hours = _hours(agg["gpu_hours"], agg.get("lower_bound", False))
-        lines.append(f"  {runner}: {count(agg['jobs'], 'job')}, {hours} GPU-hours{est}{evals}")
+    for runner, agg in (plan.get(F.BY_RUNNER) or {}).items():
+        est = _estimated(agg[F.GPU_HOURS], agg[F.GPU_HOURS_ESTIMATED])
+        evals = (f"; {count(agg[F.EVAL_JOBS], 'eval job')}, "
+                 f"{_hours(agg[F.EVAL_GPU_HOURS], agg.get(F.EVAL_LOWER_BOUND, False))} GPU-hours"
+                 if agg[F.EVAL_JOBS] else "")
+        hours = _hours(agg[F.GPU_HOURS], agg.get(F.LOWER_BOUND, False))
+        lines.append(f"  {runner}: {count(agg[F.JOBS], 'job')}, {hours} GPU-hours{est}{evals}")
     if _lower_bound_note(plan):
         lines.append(f"  {_lower_bound_note(plan)}")
     if _estimates_said(plan):
