@@ -19,6 +19,15 @@ it at once (``add`` starts over when it loses that race); a retried attempt is a
 new row. Stored results are immutable: a *different* record under a stored key
 raises ``Immutable`` and the transaction stores nothing. The schema is migrated
 with Alembic (shipped in the package) on open, by one opener at a time.
+
+This module is the API (``Store``, ``open_store``, ``Deferred``); the names other
+modules import from it (``StoreError``, ``display_url``, ``Immutable``, ``Echo`` ...)
+stay importable here. Its parts are modules of one role each, lower ones never
+importing higher ones: ``store_url`` (the address), ``store_failures`` (a database
+failure in one line), ``store_schema`` (the table and its migrations), ``store_file``
+(the SQLite file a --db names), ``store_open`` (the engine, a new store made whole),
+``store_query`` (the SQL reads are built of), ``store_immutable`` (a stored result
+never changes) and ``store_dedup`` (one measurement stored once).
 """
 
 from __future__ import annotations
