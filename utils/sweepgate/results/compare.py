@@ -284,8 +284,10 @@ def echo_note(echoed: dict) -> str:
     runs = list(dict.fromkeys(run for e in echoed.values() for run in e.runs))
     named = _and_listed(runs)
     points = f"{len(echoed)} point{'s' if len(echoed) > 1 else ''}"
-    return (f"Baseline runs {named} hold one output (the same bytes) at {points}: counted once there, as one "
-            "measurement, not a spread (ingest each run's own output)")
+    what = ("one run's measurement (its JSON and CSV exports: the same first request and last response, to the "
+            "nanosecond)" if all(e.exports for e in echoed.values()) else "one output (the same bytes)")
+    return (f"Baseline runs {named} hold {what} at {points}: counted once there, as one measurement, not a spread "
+            "(ingest each run's own output)")
 
 
 ROW_FIELDS = (R.CONFIG_KEY, R.HARDWARE, R.SCENARIO)  # what only a job's matrix row (or --config-key) tells
@@ -406,13 +408,15 @@ def baseline_window(records: list[dict], window: int, evals: bool = False,
     for pt, runs in per_run.items():
         oldest_first = sorted(map(combine, runs.values()), key=R.time_order)
         twins: dict = {}
+        exports: set = set()
         if past is not None and (pt, evals) not in have:
-            out[pt] = _once_each(oldest_first, twins)[:window][::-1]
+            out[pt] = _once_each(oldest_first, twins, exports)[:window][::-1]
         else:
-            out[pt] = _once_each(oldest_first[::-1], twins)[:window]
+            out[pt] = _once_each(oldest_first[::-1], twins, exports)[:window]
         kept = {str(r.get(R.RUN_ID)) for r in out[pt]}
         if echoed is not None and (both := [runs for first, runs in twins.items() if first in kept]):
-            echoed[pt] = Echoed(pt, sorted({run for runs in both for run in runs}, key=R.run_order))
+            echoed[pt] = Echoed(pt, sorted({run for runs in both for run in runs}, key=R.run_order),
+                                all(first in exports for first in twins if first in kept))
     return out
 
 
@@ -426,20 +430,24 @@ def measured_runs(records: list[dict], evals: bool = False) -> dict[tuple, int]:
 @dataclass
 class Echoed:
     """A point whose baseline held one output (its file's bytes, ``R.output_measured``) stored as several runs:
-    ``runs``, the one counted first; each such output counted once."""
+    ``runs``, the one counted first; each such output counted once. ``exports``: not the same bytes, but one run's
+    exports (its JSON and CSV, ``R.request_span``)."""
 
     point: tuple
     runs: list[str]
+    exports: bool = False
 
     def as_json(self) -> dict:
         return {**point_json(self.point), "runs": self.runs}
 
 
-def _once_each(ordered: list[dict], twins: dict | None = None) -> list[dict]:
+def _once_each(ordered: list[dict], twins: dict | None = None, exports: set | None = None) -> list[dict]:
     """Each measurement once (``R.measurement_of``): the copies ``ci reuse`` recorded against later runs are one
     job's figures, not that many runs' (three copies would read as a spread of zero), and so is one output stored
     as several runs (ingested as ``--run-id 101`` and ``102``); the first of ``ordered`` kept (the newest, newest
-    first). ``twins``, when given, receives the run ids of each output stored as several runs, by the kept one."""
+    first). ``twins``, when given, receives the run ids of each output stored as several runs, by the kept one;
+    ``exports``, when given, the kept ones whose twins are one run's other exports (``R.request_span``), not its
+    bytes."""
     seen: dict = {}
     out = []
     for rec in ordered:
@@ -450,6 +458,8 @@ def _once_each(ordered: list[dict], twins: dict | None = None) -> list[dict]:
         elif twins is not None and R.measured_by(rec) != R.measured_by(first := seen[what]):  # not a reuse copy
             run = str(first.get(R.RUN_ID))
             twins.setdefault(run, [run]).append(str(rec.get(R.RUN_ID)))
+            if exports is not None and R.output_measured(rec) != R.output_measured(first):
+                exports.add(run)
     return out
 
 

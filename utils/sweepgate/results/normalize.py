@@ -361,7 +361,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
            R.STATUS: _status(m, j, metrics), R.REHEARSAL: bool(j.get(R.REHEARSAL)),
            R.RUN_IDENTITY: j.get(R.RUN_IDENTITY), R.REUSED_FROM: None,
            R.CLIENT: m.client, R.CLIENT_VERSION: m.client_version, R.SOURCE_FORMAT: m.source_format,
-           R.SOURCE_LINE: m.line, R.OUTPUT_SHA256: digest,
+           R.SOURCE_LINE: m.line, R.OUTPUT_SHA256: digest, R.REQUEST_SPAN: m.fields.get(R.REQUEST_SPAN),
            R.ENERGY_WINDOW: energy_window if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
            R.ENERGY_POWER_COLUMN: power_column if metrics.get(R.ENERGY_PER_OUTPUT_TOKEN_J) is not None else None,
            R.METRICS: {k: _plain(v) for k, v in sorted(metrics.items()) if v is not None}, R.EVALS: m.evals}

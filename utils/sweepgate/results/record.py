@@ -125,6 +125,11 @@ REUSED_FROM = "reused-from"
 # (ingested with --row, then without, or as two --run-ids) is told by it whatever its run. Null for a record
 # made from a job's sidecar alone, and absent from one an older sweepgate stored.
 OUTPUT_SHA256 = "output-sha256"
+# [first request sent, last response received] of the client's run, Unix seconds, where its output states both
+# to the nanosecond (AIPerf's min_request_timestamp/max_response_timestamp; its CSV export writes the same two):
+# no two runs share both, and one run's JSON and CSV exports, which differ in bytes and round apart, state the same
+# (``measurement_of``). Null where the output states none; absent from a record an older sweepgate stored.
+REQUEST_SPAN = "request-span"
 
 
 def is_placeholder(rec: dict) -> bool:
@@ -164,10 +169,17 @@ def output_measured(rec: dict) -> tuple | None:
 
 
 def measurement_of(rec: dict) -> tuple:
-    """The one measurement ``rec`` is, whichever run it is stored under: its output file's (``output_measured``), else
-    the job that measured it (``measured_by``): one output stored as two runs, and ``ci reuse``'s copies of a job's
-    result, are each one measurement."""
-    return output_measured(rec) or measured_by(rec)
+    """The one measurement ``rec`` is, whichever run it is stored under: the client's run its output states to the
+    nanosecond (``REQUEST_SPAN``: one run's JSON and CSV exports), else its output file's (``output_measured``), else
+    the job that measured it (``measured_by``): one output stored as two runs, both exports of one run, and
+    ``ci reuse``'s copies of a job's result, are each one measurement."""
+    return request_span(rec) or output_measured(rec) or measured_by(rec)
+
+
+def request_span(rec: dict) -> tuple | None:
+    """(REQUEST_SPAN, first, last) of ``rec`` where it states its client's run to the nanosecond, else None."""
+    span = rec.get(REQUEST_SPAN)
+    return (REQUEST_SPAN, *span) if isinstance(span, list) and len(span) == 2 else None
 
 
 # STARTED, FINISHED: ISO 8601, in UTC ("+00:00") whatever zone the sidecar or client wrote it in; a time written

@@ -66,7 +66,8 @@ def _check_sole(conn, rows: list[dict]) -> set[tuple]:
 
 # What a record says of where it was read from, not of what was measured: its run id, file name, line, and the
 # file's SHA-256 (one run read from its own file and from a list of runs, a sweep's summary.json, differs in these).
-PROVENANCE = (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE, R.OUTPUT_SHA256)
+PROVENANCE = (R.RUN_ID, R.RESULT_FILENAME, R.SOURCE_LINE, R.OUTPUT_SHA256,
+              R.REQUEST_SPAN)  # absent from what an older sweepgate stored of the same output
 
 
 def _measurement(rec: dict) -> str:

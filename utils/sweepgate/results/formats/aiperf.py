@@ -110,6 +110,14 @@ def client_window(doc: dict) -> tuple[float, float] | None:
     return run_window(first, last) or run_window(*(_zoned(doc.get(key)) for key in ("start_time", "end_time")))
 
 
+def request_span(doc: dict) -> list[float] | None:
+    """The run's first request and last response as the export states them in ns (``record.REQUEST_SPAN``, Unix
+    seconds), None unless it states both; never start_time/end_time, which a second's rounding could share."""
+    first, last = (_unix_ns(doc.get(key)) for key in ("min_request_timestamp", "max_response_timestamp"))
+    span = run_window(first, last)
+    return list(span) if span is not None else None
+
+
 def _unix_ns(obj) -> float | None:
     value = obj.get("avg") if isinstance(obj, dict) and obj.get("unit") == "ns" else None
     return value / 1e9 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -543,6 +551,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     completion(doc, m)
     m.fields.update({R.MODEL: model, R.CONC: conc, **_times(doc), R.REQUEST_RATE: _request_rate(doc, path)})
     m.run_window = client_window(doc)
+    m.fields[R.REQUEST_SPAN] = request_span(doc)
     cfg = _input_config(doc)
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
     m.keys.update({R.CONC: _concurrency(cfg, path)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
