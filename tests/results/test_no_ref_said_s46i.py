@@ -38,3 +38,22 @@ def test_an_ingest_with_a_row_says_nothing_of_refs(tmp_path, capsys, monkeypatch
                            "--ref", "refs/heads/main", str(JSONL))
     assert rc == 0, err
     assert "no ref" not in err, err
+
+
+def test_compare_with_no_baseline_names_the_runs_stored_on_no_ref(tmp_path, capsys, monkeypatch):
+    # main's runs ingested without --row sit on no ref: the PR's compare found no baseline and said only "check
+    # --baseline-ref", though the store held them
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "row.json").write_text(json.dumps({**ROW, "model": "Qwen/Qwen2.5-3B-Instruct", "conc": 8,
+                                                   "isl": 128, "osl": 128}), encoding="utf-8")
+    (tmp_path / "main").mkdir()
+    shutil.copy(JSONL, tmp_path / "main" / JSONL.name)
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    assert run_cli(capsys, "results", "ingest", "--db", db, "main")[0] == 0
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, "--row", "row.json", "--run-id", "200",
+                           "--ref", "refs/pull/7/head", str(JSONL))
+    assert rc == 0, err
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "200")
+    assert rc == 0, err
+    assert "; the store holds 1 run on no ref (ingested with no .job.json and no --row), which no baseline " \
+        "takes: ingest its outputs with --row FILE --run-id ID --ref refs/heads/main" in err, err

@@ -322,7 +322,7 @@ def run(args) -> int:
     elif not baseline and not args.baseline_notes:  # an empty file was named already
         say(f"sweepgate results compare: no baseline results for run {args.run}'s points on "
             f"{args.baseline_ref}; every point that measured something is new (check --baseline-ref, and "
-            "that both sides were ingested with the same --config-key)")
+            "that both sides were ingested with the same --config-key)" + _no_ref_runs(args))
     comparison = C.compare_records(pr, baseline, run=args.run, settings=settings)
     _say_unordered(comparison, args)
     comparison.evals = evals.compare_evals(pr, baseline, settings.window)
@@ -363,6 +363,20 @@ def _say_unordered(comparison, args) -> None:
     if said:
         emit([Diagnostic(args.baseline_where, rule=R.UNORDERED_RULE, severity="warning", in_file=False,
                          message=R.unordered_line(said, "point"), hint=R.UNORDERED_HINT)])
+
+
+def _no_ref_runs(args) -> str:
+    """What the no-baseline line adds when the store holds runs on no ref (outputs ingested with no sidecar and no
+    --row, ``store_adapter.runs_on_no_ref``), which may be the baseline's runs ingested so; "" otherwise and when
+    the baseline is read from files."""
+    from sweepgate.core.report import count
+    from sweepgate.results import store_adapter
+
+    if args.baseline_jsonl or args.baseline_artifacts or not (n := store_adapter.runs_on_no_ref(args.db)):
+        return ""
+    return (f"; the store holds {count(n, 'run')} on no ref (ingested with no .job.json and no --row), which no "
+            f"baseline takes: ingest {'its' if n == 1 else 'their'} outputs with --row FILE --run-id ID --ref "
+            f"{args.baseline_ref}")
 
 
 def _later_runs_of_the_ref(args, pr: list[dict]) -> list[str]:

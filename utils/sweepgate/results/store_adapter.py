@@ -78,6 +78,16 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
                               if str(r.get(R.RUN_ID)) not in own and not R.before(r, past)))
 
 
+def runs_on_no_ref(url: str | None) -> int:
+    """How many runs the store holds on no ref from outputs ingested with no sidecar and no --row (content-hash
+    runs, ``sidecar.LOCAL_RUN_PREFIX``): no baseline takes them (a rehearsal's runs, on no ref too, are not)."""
+    from sweepgate.results import store
+    from sweepgate.results.sidecar import LOCAL_RUN_PREFIX
+
+    with store.open_store(url, must_exist=True) as st:
+        return sum(1 for run, ref in st.runs() if ref is None and run.startswith(LOCAL_RUN_PREFIX))
+
+
 def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: int) -> list[str]:
     """``later_runs`` of records read from files (``--baseline-jsonl``, ``--baseline-artifacts``), as a store
     holding them gives it: the runs on ``ref`` (a short name read as ``stored_ref`` reads it) whose
