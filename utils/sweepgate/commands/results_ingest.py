@@ -242,7 +242,6 @@ def run(args) -> int:
     again = [d for _, d in outcome.said_before] if args.verbose else []  # said when first stored: on request
     if key_warnings or walked.warnings or outcome.warnings or again or problems:
         emit([*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems])
-    _say_no_ref(outcome.records)
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
@@ -260,20 +259,6 @@ def run(args) -> int:
         return _stopped(outcome)
     deferred.analyze()  # after the line: a Ctrl-C meanwhile stops a store already written and said (130)
     return 1 if problems else 0
-
-
-def _say_no_ref(records: list[dict]) -> None:
-    """One line on stderr when results of this ingest are stored on no ref (``sidecar.local_record``: outputs with
-    no sidecar and no --row, under their content's hash), which no baseline of `results compare` holds (and which,
-    compared as a run, no main point matches): not an error (trying a parser, a local look), but the figures are of no use there until ingested with
-    their job's row and ref, which the line says how to pass."""
-    from sweepgate.results import sidecar
-
-    if bare := sum(1 for rec in records if sidecar.local_record(rec)):
-        print(f"sweepgate results ingest: note: {count(bare, 'result')} stored on no ref (no .job.json beside the "
-              "output, no --row), without a matrix row: no baseline of results compare will hold them; to make them "
-              "count, ingest the output again with --row FILE --run-id ID --ref REF (refs/heads/main, or "
-              "refs/pull/N/head), or with its job's sidecar beside it", file=sys.stderr)
 
 
 def _only_companions(args, files: list, outcome) -> list:
