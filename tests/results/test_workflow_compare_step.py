@@ -5,6 +5,7 @@ posting only when the repository variable SWEEPGATE_FAIL_ON_REGRESSION is "true"
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -102,10 +103,18 @@ def test_the_comment_names_the_artifact_and_folder_the_workflow_uploads_the_char
 _CONTEXT = re.compile(r"\b(needs|steps)\.([\w-]+)\.(result|outputs\.\w+)")
 
 
-def condition(expr, ctx: dict, failed: bool = False) -> bool:
+def hash_files(workdir: Path | None):
+    """GitHub's hashFiles(): '' when no file under the workspace matches any pattern, else a hash of those files."""
+    def hashed(*patterns: str) -> str:
+        found = sorted({p for pattern in patterns for p in (workdir or Path(".")).glob(pattern) if p.is_file()})
+        return hashlib.sha256(b"".join(p.read_bytes() for p in found)).hexdigest() if found else ""
+    return hashed
+
+
+def condition(expr, ctx: dict, failed: bool = False, workdir: Path | None = None) -> bool:
     """A step's or job's `if:` as GitHub evaluates the forms run-sweep.yml uses: `needs.*` and `steps.*`
     looked up in ``ctx`` ('' when not there), success()/failure()/always()/cancelled() (no run is
-    cancelled here; ``failed``: a step before failed), `!`, `&&`, `||`, `==`, `!=` on strings; one that
+    cancelled here; ``failed``: a step before failed), hashFiles() of files under ``workdir``, `!`, `&&`, `||`, `==`, `!=` on strings; one that
     calls none of those four is `success() && (…)`, as GitHub takes it."""
     text = "success()" if expr is None else str(expr).strip()
     if text.startswith("${{") and text.endswith("}}"):
@@ -115,7 +124,7 @@ def condition(expr, ctx: dict, failed: bool = False) -> bool:
     text = _CONTEXT.sub(lambda m: repr(ctx.get(m[0], "")), text)
     text = re.sub(r"!(?!=)", " not ", text).replace("&&", " and ").replace("||", " or ")
     funcs = {"success": lambda: not failed, "failure": lambda: failed, "always": lambda: True,
-             "cancelled": lambda: False}
+             "cancelled": lambda: False, "hashFiles": hash_files(workdir)}
     return bool(eval(text, {"__builtins__": {}}, funcs))  # noqa: S307 - the workflow's own text
 
 
@@ -140,7 +149,7 @@ def run_collect_job(tmp_path: Path, values: dict, ctx: dict) -> tuple[str, dict,
     ran, failed, outputs = [], False, {}
     for found in job["steps"]:
         name = found.get("name") or found["uses"].split("@", 1)[0]
-        if not condition(found.get("if"), ctx, failed):
+        if not condition(found.get("if"), ctx, failed, tmp_path):
             continue
         ran.append(name)
         if "run" not in found or found["run"].strip() == "python -m pip install --quiet .":
