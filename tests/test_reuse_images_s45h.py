@@ -45,7 +45,7 @@ def test_a_row_whose_image_is_a_moving_tag_is_never_reused_and_one_line_says_how
     assert left == [("vllm", 4), ("vllm", 8), ("vllm", 16)]
     said = [line for line in proc.stderr.splitlines() if "moving tag" in line]
     assert len(said) == 3, proc.stderr
-    why = f"its tag {tag!r} can be pushed again" if tag else "it names no tag (Docker pulls 'latest')"
+    why = f"its tag {tag!r} names no version, date or commit, so it can be pushed again" if tag else "it names no tag (Docker pulls 'latest')"
     for line, conc in zip(said, (4, 8, 16)):
         assert line.startswith(f"sweepgate ci reuse: single_node/1k1k dsr1_1k1k conc {conc} (b300): not reused, "
                                f"image {vllm_image} is a moving tag: {why}; pin it by a version, date or commit "
@@ -67,7 +67,7 @@ def test_a_row_whose_image_is_a_moving_tag_is_never_reused_and_one_line_says_how
     "lmsysorg/sglang:nightly-dev-cu13-20260821-f825d729", "vllm/vllm-openai:nightly-2dfaae752b4db0d43cfc0715c780e33be030d0f1",
     "rocm/atom-dev:nightly_202608201032", "lmsysorg/sglang:dev-nightly-0820",
     "quay.io/rh-ee-imarkov/llm-d-nokube-vllm:vllm0.26@sha256:" + "a9" * 32,
-    "voipmonitor/vllm@sha256:" + "e7" * 32, "registry.local:5000/team/img:v1",
+    "voipmonitor/vllm@sha256:" + "e7" * 32, "registry.local:5000/team/img:v1.2",
 ])
 def test_an_image_pinned_by_version_date_commit_or_digest_is_no_moving_tag(image):
     assert reuse.moving_image(image) is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 
 from sweepgate.core import fields as F
@@ -24,23 +25,37 @@ from sweepgate.core.select import iter_rows
 from sweepgate.results import record as R
 
 
-# Tags that conventionally move (a registry pushes them again as the branch or release moves), and so say
-# nothing of which image a stored result was measured with. A tag that also names a version, a date or a
-# commit (`nightly-dev-cu13-20260821-f825d729`, `v0.5.17-rocm720-mi35x-20260821`) is a pin; an image with no
-# tag is Docker's `latest`. Compared without regard to case.
-MOVING_TAGS = ("latest", "nightly", "main", "master", "dev", "develop", "edge", "stable", "rolling", "head")
+# What pins an image's tag to one build: a version (`v0.5.17`, `1.3.0rc24`, `25.10`, `vllm0.23`), a date
+# (`20260821`, `2026-08-21`, `0820` as month and day) or a commit-like run of 7+ hex digits (`426e59f`, also all
+# digits: `vllm5517197`). Every other tag moves: `latest`, `nightly`, and the rolling builds named after a model, a
+# feature, a GPU or a pull request (`kimi-k3`, `deepseek-v4-blackwell`, `pr-35880`), and a bare major (`v2`), which
+# floats to its newest release. A dotted number glued to a toolchain's name (`cu13.0.1`, `py3.12`, `ubuntu24.04`,
+# `rocm7.2.2`) is that toolchain's version, not the build's.
+# An image named by digest (`@sha256:…`) is pinned whatever its tag; one with no tag is Docker's `latest`.
+# Checked against every image of the reference's history (tests/test_reuse_image_tags_s46j.py).
+_VERSION = re.compile(r"(?<![\d.])([a-z]*)\d+\.\d+")
+_TOOLCHAINS = frozenset({"cu", "cuda", "py", "python", "ubuntu", "rocm", "torch", "pytorch"})
+_DATE = re.compile(r"(?<![\da-z])(?:\d{4}-\d\d-\d\d|(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01]))(?![\da-z])")
+_COMMIT = re.compile(r"(?<![\da-f])(?=[a-f]*\d)[\da-f]{7,}(?![\da-f])")
+
+
+def pinned_tag(tag: str) -> bool:
+    """Whether ``tag`` names one build: it carries a version, a date or a commit (see ``_VERSION`` above)."""
+    tag = tag.lower()
+    return (any(m.group(1) not in _TOOLCHAINS for m in _VERSION.finditer(tag))
+            or _DATE.search(tag) is not None or _COMMIT.search(tag) is not None)
 
 
 def moving_image(image) -> str | None:
     """Why ``image`` may be another image than the one a stored result of the same string measured, or None
-    when it is pinned: by a digest (``@sha256:…``, whatever the tag), else by a tag not in ``MOVING_TAGS``."""
+    when it is pinned: by a digest (``@sha256:…``, whatever the tag), else by a tag ``pinned_tag`` accepts."""
     if not isinstance(image, str) or "@" in image:
         return None
     name = image.rsplit("/", 1)[-1]  # a registry's port (`host:5000/img`) is no tag
     if ":" not in name:
         return "it names no tag (Docker pulls 'latest')"
     tag = name.split(":", 1)[1]
-    return f"its tag {tag!r} can be pushed again" if tag.lower() in MOVING_TAGS else None
+    return None if pinned_tag(tag) else f"its tag {tag!r} names no version, date or commit, so it can be pushed again"
 
 
 def row_named(bucket: str, row: dict) -> str:
