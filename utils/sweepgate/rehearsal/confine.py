@@ -28,6 +28,8 @@ from pathlib import Path
 from sweepgate.core import fields, mounts, scriptlines, shellcode
 from sweepgate.core.errors import Diagnostic
 
+REHEARSAL_RULE = "rehearsal"  # the rule a rehearsal's problems carry (runner.py's too)
+
 HOME_DIR, TMP_DIR, WORKSPACE_DIR = "home", "tmp", "workspace"  # folders of the work dir
 _TEMP_NAMES = ("TMPDIR", "TMP", "TEMP")
 _XDG_NAMES = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
@@ -131,7 +133,7 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
             continue
         seen.add((line, path))
         line = scriptlines.command_start(scriptlines.file_lines(script), line)
-        out.append(Diagnostic(rel, line, 0, "rehearsal", *_said(path, word, how, container_paths), in_file=True))
+        out.append(Diagnostic(rel, line, 0, REHEARSAL_RULE, *_said(path, word, how, container_paths), in_file=True))
     return out
 
 

@@ -1425,7 +1425,7 @@ def _problem_diagnostics(root: Path, script: Path, problems: list[str], output: 
         if isinstance(problem, Problem) and problem.said and (cause := scriptlines.cause(output)):
             what = f"{what} ({scriptlines.shown(cause)})"  # as preflight says it
         file, line = _place(root, script, problem, output) or (str(script.relative_to(root)), 0)
-        out.append(Diagnostic(file, line, 0, "rehearsal", what or fix, fix if what else "", in_file=True))
+        out.append(Diagnostic(file, line, 0, confine.REHEARSAL_RULE, what or fix, fix if what else "", in_file=True))
     return out
 
 
