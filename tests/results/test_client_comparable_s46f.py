@@ -129,13 +129,17 @@ def test_main_s_own_runs_of_another_client_in_the_window_are_passed_over(tmp_pat
     assert "client vllm-bench \u2192 sglang-bench from baseline run 1004" in tput["why"], tput
 
 
-def _aiperf(version: str | None, scale: float = 1.0) -> str:
+def _aiperf(version: str | None, scale: float = 1.0, day: int = 0) -> str:
     """The real AIPerf 0.8.0 export (Kimi-K2.7, conc 4) as ``version`` of the client wrote it, ``scale`` times as
-    fast (its throughputs up, its latencies down)."""
+    fast (its throughputs up, its latencies down), run ``day`` days later (its request timestamps moved: another
+    run, not the same run's export again, which store_dedup counts once by its request span)."""
     doc = json.loads(AIPERF.read_text(encoding="utf-8"))
     doc["aiperf_version"] = version
     for name, value in doc.items():
-        if isinstance(value, dict) and isinstance(value.get("avg"), (int, float)):
+        if name.endswith("_timestamp") and isinstance(value, dict):
+            doc[name] = {k: v + day * 86_400e9 if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+                         for k, v in value.items()}
+        elif isinstance(value, dict) and isinstance(value.get("avg"), (int, float)):
             factor = scale if "throughput" in name else 1 / scale if value.get("unit") in ("ms", "sec") else 1
             for stat, figure in value.items():
                 if isinstance(figure, (int, float)) and not isinstance(figure, bool):
@@ -145,8 +149,8 @@ def _aiperf(version: str | None, scale: float = 1.0) -> str:
 
 def _aiperf_runs(tmp_path, db, capsys, pr_version: str, pr_scale: float) -> dict:
     for day, (run, scale) in enumerate({"1001": 1.0, "1002": 1.01, "1003": 0.99}.items(), 1):
-        _ingest(tmp_path, db, capsys, run, _aiperf("0.8.0", scale), day, conc=4)
-    _ingest(tmp_path, db, capsys, "2001", _aiperf(pr_version, pr_scale), 9, conc=4, ref=PR_REF)
+        _ingest(tmp_path, db, capsys, run, _aiperf("0.8.0", scale, day), day, conc=4)
+    _ingest(tmp_path, db, capsys, "2001", _aiperf(pr_version, pr_scale, 9), 9, conc=4, ref=PR_REF)
     return _tput(_compare(capsys, db)[1])
 
 
