@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from test_reuse import ROOT, SCRIPTS, SHIPPED, at_main, remaining_rows, reuse_at_merge, script, squash_merged
-from test_reuse_images_s45h import DIGEST, fleet
+from test_reuse import remaining_rows
+from test_reuse_images_s45h import reused_at_merge_with
 
 from sweepgate.results import reuse
 
@@ -370,13 +370,7 @@ def test_a_number_that_pins_nothing_leaves_the_tag_moving(image):
 
 
 def test_a_row_whose_image_is_a_model_named_build_is_not_reused_and_its_line_names_the_tag(make_repo, tmp_path):
-    files = {rel: (ROOT / rel).read_text() for rel in SHIPPED}
-    files.update({path: script(key) for key, path in SCRIPTS.items()})
-    files["configs/nvidia-master.yaml"] = fleet("vllm/vllm-openai:kimi-k3", DIGEST)
-    repo = make_repo(files=files)
-    db = f"sqlite:///{tmp_path / 'results.db'}"
-    main, merged = squash_merged(repo, tmp_path, db)
-    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
+    proc = reused_at_merge_with(make_repo, tmp_path, "vllm/vllm-openai:kimi-k3")[0]
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1].startswith("reused 2 of 5 jobs"), proc.stdout
     assert sorted((r["framework"], r["conc"]) for r in remaining_rows(tmp_path)) == [

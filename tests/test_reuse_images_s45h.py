@@ -26,18 +26,25 @@ def fleet(vllm_image: str, sglang_image: str) -> str:
     return out
 
 
-@pytest.mark.parametrize("vllm_image, tag", [("vllm/vllm-openai:nightly", "nightly"),
-                                             ("vllm/vllm-openai", None),
-                                             ("registry.local:5000/vllm/vllm-openai:latest", "latest")])
-def test_a_row_whose_image_is_a_moving_tag_is_never_reused_and_one_line_says_how_to_pin_it(
-        make_repo, tmp_path, vllm_image, tag):
+def reused_at_merge_with(make_repo, tmp_path, vllm_image: str):
+    """``ci reuse`` at the squash-merge of a PR swept on the fleet whose vllm rows run ``vllm_image`` (the
+    sglang rows pinned by digest): the finished process, the repository, the store's URL and main's SHAs before
+    and after the merge."""
     files = {rel: (ROOT / rel).read_text() for rel in SHIPPED}
     files.update({path: script(key) for key, path in SCRIPTS.items()})
     files["configs/nvidia-master.yaml"] = fleet(vllm_image, DIGEST)
     repo = make_repo(files=files)
     db = f"sqlite:///{tmp_path / 'results.db'}"
     main, merged = squash_merged(repo, tmp_path, db)
-    proc = reuse_at_merge(repo, tmp_path, db, *at_main(merged))
+    return reuse_at_merge(repo, tmp_path, db, *at_main(merged)), repo, db, main, merged
+
+
+@pytest.mark.parametrize("vllm_image, tag", [("vllm/vllm-openai:nightly", "nightly"),
+                                             ("vllm/vllm-openai", None),
+                                             ("registry.local:5000/vllm/vllm-openai:latest", "latest")])
+def test_a_row_whose_image_is_a_moving_tag_is_never_reused_and_one_line_says_how_to_pin_it(
+        make_repo, tmp_path, vllm_image, tag):
+    proc, repo, db, main, merged = reused_at_merge_with(make_repo, tmp_path, vllm_image)
     assert proc.returncode == 0, proc.stderr
     # the sglang rows (image pinned by digest) are reused; the vllm rows' results may be of another image
     assert proc.stdout.splitlines()[-1].startswith("reused 2 of 5 jobs"), proc.stdout
