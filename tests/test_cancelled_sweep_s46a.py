@@ -31,8 +31,9 @@ def collect(tmp_path: Path, results: list[str], jobs: dict[str, str], *flags: st
     output for a job that succeeded), with RESULTS the needed jobs' results."""
     folder = tmp_path / "results"
     folder.mkdir()
-    for name, status in jobs.items():
-        (folder / f"{name}.job.json").write_text(json.dumps({"status": status, "run-id": "9", "attempt": 1}))
+    for name, status in jobs.items():  # as `results sidecar` writes one: the status under "job"
+        side = {"row": {"exp-name": name}, "job": {"status": status, "run-id": "9", "attempt": 1}}
+        (folder / f"{name}.job.json").write_text(json.dumps(side))
         if status == "success":
             (folder / f"{name}.json").write_text("{}")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}

@@ -305,15 +305,17 @@ def _note_cancelled(args, results: list[str], files: list[str]) -> None:
 
 
 def _sidecar_status(path: str) -> str:
-    """A downloaded job sidecar's status; one that cannot be read or holds none is no finished job's ("?")."""
-    from sweepgate.core.jobfile import STATUS
+    """A downloaded job sidecar's status, under its job object (``{"row": …, "job": {…, "status": …}}``, as
+    `results sidecar` writes it); one that cannot be read or holds none is no finished job's ("?")."""
+    from sweepgate.core.jobfile import JOB, STATUS
 
     try:
         with open(path, encoding="utf-8") as fh:
             doc = jsontext.loads(fh.read())
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return "?"
-    status = doc.get(STATUS) if isinstance(doc, dict) else None
+    job = doc.get(JOB) if isinstance(doc, dict) else None
+    status = job.get(STATUS) if isinstance(job, dict) else None
     return status if isinstance(status, str) else "?"
 
 
