@@ -3,8 +3,9 @@
 run-sweep.yml's collect job ran only when the run was not cancelled (`!cancelled()`), so a PR's sweep the
 poll cancelled (a new push, a label removed), the fail-fast watchdog cancelled, or a maintainer cancelled
 left the results of every job that had already finished unstored: `ci reuse --pr-number` could not take
-them, and the next sweep spent their GPU-hours again. Now collect runs in a PR's cancelled sweep (never in a
-cancelled push to main: its results would be main's); its summary and the PR comment say the sweep was
+them, and the next sweep spent their GPU-hours again. Now collect runs in a PR's cancelled sweep (s47c: and in a
+cancelled push to main, its records marked as of a cancelled run, which no baseline reads:
+tests/results/test_cancelled_run_marker_s47c.py); its summary and the PR comment say the sweep was
 cancelled and which jobs' results were kept; reuse still takes only jobs wholly successful.
 """
 
@@ -104,17 +105,22 @@ def sweep():
     return yaml.safe_load((ROOT / ".github" / "workflows" / "run-sweep.yml").read_text())
 
 
-def test_collect_and_comment_run_in_a_cancelled_pr_sweep_not_in_a_cancelled_push(sweep):
-    """The collect job's condition: a cancelled() that drops the implicit success(), true for a PR's run
-    (pr_number set) whether or not it was cancelled, and for a push only when it was not."""
+def test_collect_and_comment_run_in_a_cancelled_sweep_a_pr_s_or_a_push_s(sweep):
+    """The collect job's condition: always(), for a PR's run and a push to main's (s47c: a cancelled push was not
+    collected, so its finished jobs' GPU-hours were spent again by main's next sweep), whether or not it was
+    cancelled; the ingest step stores a cancelled run's records marked (--run-cancelled, when ci collect wrote its
+    note), so no baseline reads them."""
     jobs = sweep["jobs"]
     cond = " ".join(jobs["collect"]["if"].split())
-    assert "(!cancelled() || needs.decide.outputs.pr_number != '')" in cond, cond
-    assert "needs.setup.result == 'success'" in cond and "always()" not in cond
+    assert cond == ("${{ always() && needs.setup.result == 'success' && needs.setup.outputs.matrix == 'true' }}"), cond
     comment = " ".join(jobs["comment"]["if"].split())
     assert "!cancelled()" not in comment and "needs.collect.result == 'success'" in comment, comment
     summarize = next(s for s in jobs["collect"]["steps"] if "ci collect" in s.get("run", ""))
-    assert "--note sweepgate-results/cancelled.md" in summarize["run"]
+    assert "--note sweepgate-results/cancelled.md" in summarize["run"] and '--pr-number "${PR_NUMBER}"' in \
+        summarize["run"] and summarize["env"]["PR_NUMBER"] == "${{ needs.decide.outputs.pr_number }}"
+    ingest = next(s for s in jobs["collect"]["steps"] if "results ingest" in s.get("run", ""))
+    assert "if [[ -s sweepgate-results/cancelled.md ]]; then cancelled=(--run-cancelled); fi" in ingest["run"]
+    assert '"${cancelled[@]}"' in ingest["run"]
     post = next(s for s in jobs["comment"]["steps"] if "results comment" in s.get("run", ""))
     assert "sweepgate-results/cancelled.md" in post["run"] and '"${note[@]}"' in post["run"]
 

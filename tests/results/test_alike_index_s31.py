@@ -23,7 +23,8 @@ from sweepgate.results import ingest, store
 
 OLD_HEAD = "0004"  # the revision of a store made before the look-up had its index
 INDEX = "ix_results_alike"
-NEWER = {"output_sha256"}  # columns of later revisions than OLD_HEAD's indexed one (0006: NULL in older rows)
+# columns of later revisions than OLD_HEAD's indexed one (0006: NULL in older rows; 0007: false in older rows)
+NEWER = {"output_sha256", "run_cancelled"}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -69,7 +70,7 @@ def test_an_older_store_holding_rows_gets_the_index_when_it_is_upgraded(backend,
     with store.open_store(backend):  # the first command to open it upgrades it
         pass
     indexes, revision, after = indexes_and_rows(backend)
-    assert revision == _head()  # 0006 since s34a (output_sha256, NULL in rows stored before)
+    assert revision == _head()  # 0006 since s34a (output_sha256), 0007 since s47c (run_cancelled)
     assert indexes[INDEX] == ["output_throughput", "model", "finished"]  # was absent: every look-up a scan
     assert after == before
     first.write_text("".join(lines), encoding="utf-8")  # grown: new bytes, the run its first 4 lines are stored in

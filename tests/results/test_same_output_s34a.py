@@ -118,7 +118,7 @@ def test_an_older_store_gets_the_column_and_the_check_works_there(backend, tmp_p
         indexes = {ix["name"]: ix["column_names"] for ix in sa.inspect(conn).get_indexes("results")}
         shas = dict(conn.execute(sa.text("SELECT run_id, output_sha256 FROM results")).all())
     engine.dispose()
-    assert revision == _head() == "0006" and indexes["ix_results_output"] == ["output_sha256"]
+    assert revision == _head() == "0007" and indexes["ix_results_output"] == ["output_sha256"]  # 0007: s47c
     assert shas["101"] is None and len(shas["102"]) == 64
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", backend, str(tmp_path / "out.json"))
     assert rc == 0 and "(0 new)" in out and "the same bytes as run 102's result 'out.json'" in err, err

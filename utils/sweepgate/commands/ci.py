@@ -296,7 +296,7 @@ def _note_cancelled(args, results: list[str], files: list[str]) -> None:
     for name in files:
         if name.endswith(jobfile.SUFFIX):
             statuses[os.path.basename(name)[:-len(jobfile.SUFFIX)]] = _sidecar_status(os.path.join(args.results, name))
-    note = cancelled_note(results, statuses)
+    note = cancelled_note(results, statuses, pr=args.pr_number is not None)
     if note is None:
         return
     sys.stdout.write("\n" + note)
@@ -505,6 +505,9 @@ def add_arguments(parser) -> None:
     p.add_argument("--note", type=argtypes.output_file, metavar="FILE",
                    help="when jobs of the run were cancelled, also write the paragraph saying so and which jobs' "
                    "results were kept here (for `results comment --note`); nothing is written otherwise")
+    p.add_argument("--pr-number", metavar="N", type=argtypes.pull_request_or_none, default=None,
+                   help="the swept PR, whose next sweep the note says reuses what was kept (default: none, a push "
+                   "to a branch such as main: its next sweep)")
     p.set_defaults(_ci=_run_collect)
 
 

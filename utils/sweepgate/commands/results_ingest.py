@@ -36,6 +36,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jsonl", metavar="FILE", type=argtypes.output_file,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
+    parser.add_argument("--run-cancelled", action="store_true",
+                        help="the outputs are of a workflow run cancelled before it finished (the collect job passes "
+                             "it when `ci collect --note` wrote its note): each record is stored marked so, reusable "
+                             "by `ci reuse` but in no baseline")
     parser.add_argument("--allow-empty", action="store_true",
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
@@ -227,7 +231,8 @@ def run(args) -> int:
     files = walked.files
     fd = _open_jsonl(jsonl) if jsonl else None  # a FILE that cannot be written too (None: a new FILE)
     with deferred as st:
-        outcome = ingest.ingest(walked, st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES, of="files"))
+        outcome = ingest.ingest(walked, st, given, progress(len(files), "ingesting", PROGRESS_MIN_FILES, of="files"),
+                                run_cancelled=args.run_cancelled)
         where = printable(store.display_url(st.url))  # a path is any bytes: no newline ends the line
     if isinstance(outcome.stopped_by, store.StoreError) and not st.opened:
         # The store could not be opened (no PostgreSQL server there, a folder a new SQLite store cannot

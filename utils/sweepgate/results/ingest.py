@@ -1315,17 +1315,19 @@ def _runner_names(root, label) -> list:
     return [str(n) for n in names] if isinstance(names, list) else []
 
 
-def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=None) -> Outcome:
+def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=None,
+           run_cancelled: bool = False) -> Outcome:
     """Ingest every file under ``paths`` into ``store``; refused files become ``problems``, the walk's
     first. ``paths`` may be the ``walk`` of them already made, which is not made again (a walk opens
     every JSON file to find a sweep's summaries, and reads the runs beside one). ``given`` (--row) is
-    refused outright when an output has its own sidecar (``check_given``)."""
+    refused outright when an output has its own sidecar (``check_given``). ``run_cancelled``
+    (``--run-cancelled``): every record is marked as of a run cancelled before it finished (R.RUN_CANCELLED)."""
     walked = paths if isinstance(paths, Walk) else walk(paths)
     files = walked.files
     check_given(files, given)
     outcome = Outcome(problems=list(walked.refused))
     try:
-        _each(files, store, given, progress, outcome, walked.listed, walked.read)
+        _each(files, store, given, progress, outcome, walked.listed, walked.read, run_cancelled)
     except (KeyboardInterrupt, StoreError) as exc:  # each file stored whole or not at all: say how far it got
         outcome.interrupted, outcome.stopped_by = (outcome.files_done, len(files)), exc
     finally:
@@ -1334,7 +1336,7 @@ def ingest(paths: list[str] | Walk, store, given: Given | None = None, progress=
 
 
 def _each(files: list[Path], store, given: Given | None, progress, outcome: Outcome,
-          listed: dict[Path, frozenset[int]], read: dict[Path, bytes]) -> None:
+          listed: dict[Path, frozenset[int]], read: dict[Path, bytes], run_cancelled: bool = False) -> None:
     by_hand = given is not None and given.row is not None
     partners = _eval_partners(files) if by_hand else {}
     files = _scores_after_outputs(files, partners)
@@ -1363,6 +1365,9 @@ def _each(files: list[Path], store, given: Given | None, progress, outcome: Outc
             outcome.problems.extend(exc.diagnostics)
             turned_down.add(path)
             continue
+        if run_cancelled:  # each record of the file, in the one transaction that stores them
+            for rec in records:
+                rec[R.RUN_CANCELLED] = True
         if records and (digest := _copy_of(path, records, outcome, output, warnings)) is not None:
             with _signals_held() as held:  # committed and counted together: a Ctrl-C between would undercount
                 sole = _hashed_run(path, given)

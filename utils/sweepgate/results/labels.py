@@ -29,6 +29,11 @@ NO_KEY_OR_MODEL = "(no config key or model)"
 # Above every table of figures measured against a stand-in server (compare's, `results show`'s).
 REHEARSAL_NOTE = ("REHEARSAL: these figures come from the stand-in server of `sweepgate rehearse`, "
                   "not from a GPU; they test the pipeline, not performance.")
+# A run cell of a result stored from a run cancelled before it finished (record.RUN_CANCELLED), and the line
+# above `results show`'s table that says what that means.
+CANCELLED_RUN = "run cancelled"
+CANCELLED_RUN_NOTE = (f"({CANCELLED_RUN}): stored from a workflow run cancelled before it finished, part of a "
+                      "sweep: reused by `ci reuse`, never in a baseline.")
 
 
 def short_topology(topology: str) -> str:

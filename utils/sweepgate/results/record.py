@@ -121,6 +121,11 @@ ENERGY_POWER_COLUMN = "energy-power-column"
 # `ci reuse`: a result recorded against a later run it was reused for names the job that
 # measured it ({"run-id", "attempt", "result-filename"}); null for a job's own result.
 REUSED_FROM = "reused-from"
+# True: the record was stored from a workflow run cancelled before it finished (`results ingest --run-cancelled`, which
+# the collect job passes when `ci collect --note` wrote its note). Its finished jobs' results are kept and reusable
+# (``ci reuse``), but no baseline reads them: the run is part of a sweep. Absent (not cancelled) from a record an older
+# sweepgate stored, and from a copy `ci reuse` records against a later run (that run's own).
+RUN_CANCELLED = "run-cancelled"
 # The SHA-256 (hex) of the bytes of the output file a record was read from: one output stored under two runs
 # (ingested with --row, then without, or as two --run-ids) is told by it whatever its run. Null for a record
 # made from a job's sidecar alone, and absent from one an older sweepgate stored.

@@ -170,7 +170,7 @@ def reused_records(found: Found, *, run_id: str, attempt: int, ref: str | None, 
     out = []
     for _, _, ident in found.reused:
         for rec in found.hits[ident]:
-            copy_ = dict(rec)
+            copy_ = {k: v for k, v in rec.items() if k != R.RUN_CANCELLED}  # the current run's now, not the one cut
             copy_[R.REUSED_FROM] = {R.RUN_ID: rec[R.RUN_ID], R.ATTEMPT: rec[R.ATTEMPT],
                                     R.RESULT_FILENAME: rec[R.RESULT_FILENAME]}
             copy_.update({R.RUN_ID: run_id, R.ATTEMPT: attempt, R.REF: ref, R.COMMIT: commit})

@@ -216,8 +216,9 @@ def _cell(rec: dict, field: str | None) -> str:
         return model_cell(str(value))
     if field == R.STATUS and rec.get(R.REHEARSAL):
         return f"{value} (rehearsal)"
-    if field == R.RUN_ID and (rec.get(R.ATTEMPT) or 1) > 1:
-        return f"{value}, attempt {rec[R.ATTEMPT]}"
+    if field == R.RUN_ID:
+        attempt = f", attempt {rec[R.ATTEMPT]}" if (rec.get(R.ATTEMPT) or 1) > 1 else ""
+        return f"{value}{attempt}" + (f" ({L.CANCELLED_RUN})" if rec.get(R.RUN_CANCELLED) else "")
     if field == R.REF:
         return R.short_ref(value)
     if field in R.DIRECTION:  # a figure, as compare and the PR comment write it
@@ -258,6 +259,8 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
         console.print(L.REHEARSAL_NOTE, style="bold yellow")
+    if any(rec.get(R.RUN_CANCELLED) for rec in records):
+        console.print(plain(L.CANCELLED_RUN_NOTE, "yellow"))
     columns, cells = _columns(records, ref_column)
     console.print(plain(title, "italic"))  # not the table's title: rich pads that to the table's width
     tbl = Table()

@@ -90,6 +90,7 @@ class Store:
         row.update({column(f): rec[R.METRICS].get(f) for f in METRIC_FIELDS})
         row[column(R.REQUEST_RATE)] = R.rate_key(rec.get(R.REQUEST_RATE))
         row[column(R.OUTPUT_SHA256)] = rec.get(R.OUTPUT_SHA256)
+        row[column(R.RUN_CANCELLED)] = bool(rec.get(R.RUN_CANCELLED))
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 

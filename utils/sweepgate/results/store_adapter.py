@@ -116,10 +116,11 @@ def is_rehearsal(pr: list[dict]) -> bool:
 
 def may_judge(rec: dict, rehearsal: bool) -> bool:
     """Whether ``rec`` may be in the baseline of a run that is a rehearsal (``rehearsal``, ``is_rehearsal``) or is
-    not: a rehearsal's record only in a rehearsal's. The one rule of records read from files (``baseline_of_files``,
-    ``later_runs_in_files``, the artifacts' ``source._Tally``), as the store's look-ups ask it in SQL
-    (``include_rehearsals``: ``store._real_only``)."""
-    return rehearsal or not rec.get(R.REHEARSAL)
+    not: a rehearsal's record only in a rehearsal's, and never one of a run cancelled before it finished
+    (R.RUN_CANCELLED: part of a sweep, kept for reuse only). The one rule of records read from files
+    (``baseline_of_files``, ``later_runs_in_files``, the artifacts' ``source._Tally``, ``context_of_files``), as the
+    store's look-ups ask it in SQL (``include_rehearsals``: ``store_query._real_only``; ``store_query._whole_runs``)."""
+    return (rehearsal or not rec.get(R.REHEARSAL)) and not rec.get(R.RUN_CANCELLED)
 
 
 def _baseline_runs(st, ref: str, points: list[dict], window: int, **kw) -> list[dict]:

@@ -137,8 +137,16 @@ def _measured(before: R.Past | None, succeeded: bool, include_rehearsals: bool) 
 
 
 def _succeeded() -> list:
-    """The condition of the rows of jobs that succeeded: ``compare.measured`` in SQL."""
-    return [results.c.status == R.SUCCESS]
+    """The conditions of the rows a baseline takes (every baseline read asks ``succeeded``): of jobs that
+    succeeded, ``compare.measured`` in SQL, and of runs not cancelled before they finished (``_whole_runs``)."""
+    return [results.c.status == R.SUCCESS, *_whole_runs()]
+
+
+def _whole_runs() -> list:
+    """The condition that leaves out the rows of a run cancelled before it finished (R.RUN_CANCELLED): part of a
+    sweep, kept for ``ci reuse`` (``Store.reusable`` does not ask this), never a baseline. ``store_adapter.may_judge``
+    in SQL, as ``_real_only`` is for rehearsals."""
+    return [results.c.run_cancelled.is_(False)]
 
 
 def _real_only(include_rehearsals: bool) -> list:

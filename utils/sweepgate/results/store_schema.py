@@ -65,6 +65,8 @@ results = sa.Table(
     sa.Column(INGESTED_AT, sa.String(500)),
     *(sa.Column(column(f), sa.Integer) for f in INTEGER_FIELDS),
     sa.Column(column(R.REHEARSAL), sa.Boolean, nullable=False),
+    # R.RUN_CANCELLED: stored from a run cancelled before it finished (migration 0007; rows before it: false)
+    sa.Column(column(R.RUN_CANCELLED), sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column(column(R.REQUEST_RATE), sa.String(64)),  # R.rate_key: None when unlimited (migration 0003)
     sa.Column(column(R.OUTPUT_SHA256), sa.String(64)),  # None: a sidecar's alone, or stored before 0006
     *(sa.Column(column(f), sa.Float) for f in METRIC_FIELDS),

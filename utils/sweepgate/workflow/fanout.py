@@ -377,22 +377,26 @@ def summarize(results: list[str], result_files: list[str]) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", ok
 
 
-def cancelled_note(results: list[str], statuses: dict[str, str]) -> str | None:
+def cancelled_note(results: list[str], statuses: dict[str, str], pr: bool = True) -> str | None:
     """The paragraph a sweep some of whose jobs were cancelled gets in its step summary and PR comment (None
     when none was): which jobs' results were kept (``statuses``: each job's sidecar status, by its result
     name; a success is a whole job finished, stored and reusable) and which not (cancelled, failed, a sidecar
-    unread: stored as they ended, never reused). A later sweep of the PR runs only those (``ci reuse --pr-number``
-    with a results database)."""
+    unread: stored as they ended, never reused). A later sweep runs only those (``ci reuse`` with a results
+    database): the PR's own (``pr``), else, for a push to main, main's next. Either run's results are stored
+    marked as of a cancelled run (``results ingest --run-cancelled``), so no baseline reads them."""
     if github.CANCELLED not in results:
         return None
     kept = sorted(name for name, status in statuses.items() if status == jobfile.SUCCESS)
     other = sorted((name, status) for name, status in statuses.items() if status != jobfile.SUCCESS)
-    lines = ["**This sweep was cancelled before it finished** (by a maintainer, a newer sweep of the PR, the "
-             "fail-fast watchdog or a timeout): its results cover only part of the matrix, never a whole sweep."]
+    by = "a maintainer, a newer sweep of the PR, the fail-fast watchdog or a timeout" if pr else \
+        "a maintainer or a timeout"
+    lines = [f"**This sweep was cancelled before it finished** (by {by}): its results cover only part of the "
+             "matrix, never a whole sweep."]
     if kept:
-        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored with this run; a "
-                      "later sweep of this PR reuses them from the results database (SWEEPGATE_DB) and runs only "
-                      "the rest:", ""]
+        later = "a later sweep of this PR" if pr else "the next sweep of this branch"
+        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored with this run "
+                      f"and marked as of a cancelled run (no baseline reads them); {later} reuses them from the "
+                      "results database (SWEEPGATE_DB) and runs only the rest:", ""]
         lines += [f"- `{md_code(name)}`" for name in kept]
     else:
         lines += ["", "Kept: nothing; no job had finished."]
