@@ -128,8 +128,12 @@ def test_a_cancelled_run_compared_itself_is_judged_as_any_run(tmp_path, capsys, 
     _ingest(capsys, db, _job_folder(tmp_path, "200", 5, 600.0, ref=PR_REF), "--run-cancelled")
     rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "200", "--json")
     assert rc == 0, err
-    point = _throughput(json.loads(out))
+    doc = json.loads(out)
+    point = _throughput(doc)
     assert point["head"] == 75.0 and point["verdict"] == "improved", point
+    assert doc[R.RUN_CANCELLED] is True  # its report says what it is
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "103", "--json")
+    assert rc == 0 and R.RUN_CANCELLED not in json.loads(out), err
 
 
 # --- ci reuse: a cancelled main run's finished jobs are reused ---------------------------------------

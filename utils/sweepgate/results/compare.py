@@ -271,6 +271,8 @@ class Comparison:
             out["echoed"] = [self.echoed[pt].as_json() for pt in sorted(self.echoed, key=point_sort_key)]
         if self.rehearsal:
             out[R.REHEARSAL] = True
+        if any(rec.get(R.RUN_CANCELLED) for rec in self.heads.values()):  # a part of a sweep (its own report)
+            out[R.RUN_CANCELLED] = True
         return out
 
 
