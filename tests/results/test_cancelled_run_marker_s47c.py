@@ -201,9 +201,12 @@ def test_an_older_store_upgrades_in_place_its_rows_not_cancelled_and_downgrades(
     engine.dispose()
     revision, columns, rows = _columns_and_rows(backend)
     assert revision == "0006" and "run_cancelled" not in columns and set(rows) == {"101", "104"}
-    with store.open_store(backend) as st:  # and up again: the marker column is rebuilt as false
+    with store.open_store(backend) as st:  # and up again: the column read back from the records that say it
         assert {r[R.RUN_ID] for r in st.records()} == {"101", "104"}
-    assert _columns_and_rows(backend)[2] == {"101": False, "104": False}
+    assert _columns_and_rows(backend)[2] == {"101": False, "104": True}
+    with store.open_store(backend) as st:  # so no baseline reads it
+        assert [r[R.RUN_ID] for r in st.records_of_keys([records[0][R.CONFIG_KEY], "dsr1-fp4-b300-vllm"], MAIN,
+                                                        since="", succeeded=True)] == ["101"]
 
 
 # --- the workflow: collect runs for a cancelled push to main and stores it marked -----------------------
