@@ -1871,17 +1871,38 @@ _BEFORE_VALUE = re.compile(r'-{0,2}[A-Za-z_][\w.-]*(?:\[[^]]*\])?\+?=')
 
 _BATCH = frozenset(("sbatch", "srun", "salloc"))  # Slurm's: a script among their words is a program run
 _BATCH_SCRIPT = (".sh", ".bash", ".slurm", ".sbatch", ".py")
+# The options of ``_BATCH`` commands that take the next word as their value when written without `=` (`-o logs/%j.out`,
+# `--container-image nvcr.io/x/y:1`): its short options (those that take one in any of the three, but `-W`, which is
+# `sbatch`'s flag, and the optional `-I`, `-K`) and its long ones. Any other option (`--parsable`, `--wait`, `-l`,
+# `--exclusive`, one added in a later Slurm) takes none: a word after it may be the script (s47f: `sbatch --parsable
+# tools/run` runs tools/run), read as one, which costs a reuse at most.
+_BATCH_VALUED_SHORT = frozenset("AaBbCcDdeFGiJLMmNnopqSTtrwx")
+_BATCH_VALUED_LONG = frozenset((
+    "account", "array", "begin", "chdir", "cluster", "clusters", "comment", "constraint", "container-env",
+    "container-image", "container-mounts", "container-name", "container-workdir", "cpu-bind", "cpus-per-gpu",
+    "cpus-per-task", "deadline", "dependency", "distribution", "error", "exclude", "export", "export-file", "extra",
+    "gid", "gpu-bind", "gpus", "gpus-per-node", "gpus-per-task", "gres", "input", "job-name", "licenses",
+    "mail-type", "mail-user", "mem", "mem-per-cpu", "mem-per-gpu", "mpi", "network", "nodefile", "nodelist", "nodes",
+    "ntasks", "ntasks-per-gpu", "ntasks-per-node", "open-mode", "output", "partition", "priority", "qos",
+    "reservation", "segment", "signal", "time", "time-min", "tmp", "uid", "wckey", "wrap"))
+
+
+def _batch_valued(option: str) -> bool:
+    """Whether the ``_BATCH`` command's ``option`` (a word, quotes taken) takes the next word as its value: one of
+    ``_BATCH_VALUED_SHORT`` alone (`-o`; `-N2` holds its own) or ``_BATCH_VALUED_LONG`` with no `=`."""
+    if option.startswith("--"):
+        return option[2:] in _BATCH_VALUED_LONG
+    return len(option) == 2 and option[0] == "-" and option[1] in _BATCH_VALUED_SHORT
 
 
 def _batch_script(bare: str, before: str) -> bool:
     """Whether a word of a ``_BATCH`` command (``bare``: quotes taken; ``before``: the word before it) is a script it
     runs (s45d: `sbatch -N 2 shared/job.slurm`, `srun --mpi=pmix tools/run`): no option, and a script's ending, or a `/`
-    where no option stands before it whose value it may be (`-o logs/%j.out`). Each such word is read as one: one that
-    runs none costs a reuse at most."""
+    where no option stands before it whose value it is (``_batch_valued``: `-o logs/%j.out`; not `--parsable
+    tools/run`). Each such word is read as one: one that runs none costs a reuse at most."""
     if bare.startswith("-"):
         return False
-    return bare.endswith(_BATCH_SCRIPT) or "/" in _AN_EXPANSION.sub("", bare) and not (
-        before.startswith("-") and "=" not in before)
+    return bare.endswith(_BATCH_SCRIPT) or "/" in _AN_EXPANSION.sub("", bare) and not _batch_valued(before)
 
 
 def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
