@@ -1711,6 +1711,8 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
             continue
         place = _from_cwd(variables[_CWD], bare) if _LITERAL.fullmatch(bare) else _place(bare, variables)
         places.append((place, site))
+        if _LITERAL.fullmatch(bare) and not bare.startswith("/") and (container := inside()) and container.view.written:
+            places += [(alias, site) for alias in container.within(bare)]  # (in a container: by its mounts too)
         if argument:
             _parted_argument(read, at, bare, place, variables, site)
             continue  # (a start only the run knows: passed over)
@@ -2365,6 +2367,34 @@ class _Inside:
             place = (place[0], "")
         return place, True, None
 
+    def within(self, relative: str) -> list[Place]:
+        """The checkout's places a ``relative`` path (quotes taken) in the container may be: from the working folder
+        its options name, when a mount of the checkout holds that path (`-w /workspace`, `--config bar/c.json` under
+        `-v "$PWD/shared:/workspace/bar"`), and its ``aliases``."""
+        found = []
+        if self.view.workdir is not None:
+            place, mounted, _ = self.place(posixpath.join(self.view.workdir, relative))
+            found += [place] if mounted and place is not None and place[0] in (TOP, FOLDER) else []
+        return found + [place for place in self.aliases(relative) if place not in found]
+
+    def aliases(self, relative: str) -> list[Place]:
+        """The checkout's places a ``relative`` path (quotes taken) read where only the run knows the container's
+        working folder may be through a mount of a folder of the checkout under another name (s47f: `-v
+        "$PWD/shared:/workspace/bar"`, then `bash bar/x.sh` or `--config bar/c.json` is shared/x.sh, shared/c.json when
+        the container is in /workspace, which no mount holds or the options do not name): for each such mount, each
+        start of ``relative`` that is the end of its target's names, the rest under its source. Reading one the run
+        does not costs a reuse at most."""
+        names = [name for name in posixpath.normpath(relative).split("/") if name not in ("", ".")]
+        found: list[Place] = []
+        for _, target in self.view.mounts:
+            own = [name for name in target.split("/") if name]
+            for k in range(1, min(len(own), len(names) - 1) + 1):
+                if names[:k] == own[len(own) - k:]:
+                    place, mounted, _ = self.place("/".join([target.rstrip("/"), *names[k:]]))
+                    if mounted and place is not None and place[0] in (TOP, FOLDER) and place not in found:
+                        found.append(place)
+        return found
+
     @property
     def site(self) -> Place | None:
         """The folder of the checkout the container starts in: its working folder's place (``place``), None when the
@@ -2420,10 +2450,13 @@ def _contained(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], 
     if not (mounts.ABSOLUTE.fullmatch(bare) or elsewhere and _LITERAL.fullmatch(bare)) or (
             container := inside()) is None:
         return None
-    if not bare.startswith("/") and container.site is None:
+    path = posixpath.join(container.view.workdir or "/", bare)
+    if not bare.startswith("/") and container.site is None and (
+            container.view.workdir is None or container.view.holding(path) is None):
         return None
-    # (a relative path: from the working folder the options name, which a mount of the checkout holds)
-    place, mounted, workspace = container.place(posixpath.join(container.view.workdir or "/", bare))
+    # (a relative path: from the working folder the options name, which a mount of the checkout holds, or which holds
+    # a mount of it, s47f: `-v "$PWD/shared:/workspace/bar" -w /workspace … bash bar/x.sh` runs shared/x.sh)
+    place, mounted, workspace = container.place(path)
     if not mounted and (data or argument):
         return []  # the image's or the run's own file, mostly
     site = ARGUMENT if argument else READ_AS_DATA if data else container.site
