@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 from test_identity_probe_s43j import XY, XY_READ, _built, _each_edit_changes_the_identity_or_none
-from test_unknown_prefix_s39u import _identity
+from test_identity_reads_s42b import LAUNCHER
+from test_submodule_identity_s39v import ONE, TWO, _both, _gitlink
+from test_unknown_prefix_s39u import _checkout, _identity
 
 RUN = {"tools/run": "#!/bin/bash\nbash shared/x.sh\n", **XY}
 
@@ -58,3 +60,55 @@ def test_a_name_that_only_looks_like_a_renamed_mount_adds_nothing(tmp_path):
     assert first is not None
     repo.write("shared/x.sh", repo.read("shared/x.sh") + b"\n# changed\n")
     assert _identity(repo) == first
+
+
+MOUNTED = 'docker run --rm -v "$GITHUB_WORKSPACE":/workspace -w /workspace img bash shared/x.sh\n'
+C = {"shared/c.json": "{}\n"}
+# an absolute path a file reads as data, where no mount the text writes says what it is: x.sh runs in a container
+# that mounts the checkout at /workspace, which reading x.sh does not know; the file was taken for the image's own
+# and not hashed (a path run so was: s45d), so an edit to the data the run reads kept the row reusable
+ABSOLUTE_DATA = {
+    "x.sh: python3 t.py --config /workspace/shared/c.json": (
+        MOUNTED, {"shared/x.sh": "python3 -c 1 --config /workspace/shared/c.json\n", **C}),
+    "x.sh: cat /workspace/shared/c.json": (MOUNTED, {"shared/x.sh": "cat /workspace/shared/c.json\n", **C}),
+    "x.sh: jq . < /workspace/shared/c.json": (MOUNTED, {"shared/x.sh": "jq . < /workspace/shared/c.json\n", **C}),
+    "docker exec srv cat /workspace/shared/c.json (no mount written)": (
+        "docker exec srv cat /workspace/shared/c.json\n", C),
+    'docker run -v "$REPO":/ws (a source only the run knows) cat /ws/shared/c.json': (
+        'docker run --rm -v "$REPO":/ws img cat /ws/shared/c.json\n', C),
+}
+
+
+@pytest.mark.parametrize("case", ABSOLUTE_DATA)
+def test_an_absolute_path_read_as_data_is_part_of_the_identity(tmp_path, case):
+    lines, files = ABSOLUTE_DATA[case]
+    repo = _built(tmp_path, lines, files)
+    assert _identity(repo) is not None
+    _each_edit_changes_the_identity_or_none(repo, ["shared/c.json"])
+
+
+@pytest.mark.parametrize("line", ["cat /tmp/sweepgate-s47f/c.json < /dev/null\n",
+                                  'docker run --rm -v "$GITHUB_WORKSPACE":/workspace img cat /data/shared/c.json\n'])
+def test_an_absolute_data_path_no_checkout_file_may_be_adds_nothing(tmp_path, line):
+    """A path read as data that ends in no tracked file's names (the host's /tmp), or one in a container whose mounts
+    the command writes and none holds it (/data: the image's): an edit to shared/c.json keeps the identity."""
+    repo = _built(tmp_path, line, C)
+    first = _identity(repo)
+    assert first is not None
+    repo.write("shared/c.json", b"{\"changed\": 1}\n")
+    assert _identity(repo) == first
+
+
+@pytest.mark.parametrize("line, bumped", [("cat /workspace/vendor/tools/c.json\n", True),
+                                          ("cat /tmp/sweepgate-s47f/c.json\n", False)])
+def test_an_absolute_data_path_brings_a_submodule_only_through_its_names(tmp_path, line, bumped):
+    """A submodule (git tracks none of its files) may hold the file an absolute path reads as data only where the
+    path's names go through it: a bump of vendor/tools changes the identity for /workspace/vendor/tools/c.json, the
+    host's and `ci reuse`'s alike, and not for the host's /tmp/…/c.json (mostly the run's own file)."""
+    repo = _checkout(tmp_path, {LAUNCHER: "#!/usr/bin/env bash\n" + line})
+    _gitlink(repo, "vendor/tools", ONE)
+    host, reuse = _both(repo)
+    assert host is not None and host == reuse
+    _gitlink(repo, "vendor/tools", TWO)
+    after_host, after_reuse = _both(repo)
+    assert after_host == after_reuse and (after_host != host) == bumped

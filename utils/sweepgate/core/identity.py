@@ -276,7 +276,7 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
-        tails = [(rest, start == WORKSPACE, site)
+        tails = [(rest, start in (WORKSPACE, shellwords.ABSOLUTE_DATA), site)
                  for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
         tailed = tailed or bool(tails)
         _read_tails(tails, take, blobs, tracked, folders, globbed(todo, blobs, folders))

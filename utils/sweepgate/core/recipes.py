@@ -462,7 +462,8 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
     `source "$VENV/bin/activate"`, `cd /workspace; source benchmarks/x.sh`, `source x.sh` in a helper sourced where
     only the run knows the working folder), and of each file run so (``shellwords.Reading.ran_tails``: `bash
     "$D/x.sh"`), in order; with ``starts``, and the variable its own word starts with (`GITHUB_WORKSPACE` for
-    `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start, a file run's too: its folder may be inside any submodule).
+    `"$GITHUB_WORKSPACE/x/y.sh"`; "" for any other start, a file run's too: its folder may be inside any submodule;
+    ``shellwords.ABSOLUTE_DATA`` for an absolute path read as data, s47f).
     Each file is read from each working folder ``folders`` gives it (``helper_folders``; by default the top); with
     ``sites``, last, the working folder at the `source` (a checkout path, None where only the run knows it: where the
     file it reads starts)."""
@@ -471,7 +472,7 @@ def tail_sources(paths, blobs: dict[str, bytes | None], *, starts: bool = False,
         text = (blobs.get(path) or b"").decode("utf-8", "replace")
         for start in (folders or {}).get(path) or [(TOP_CWD, ())]:
             read = _shell_reading(text, *start)
-            tails = [*read.tails, *((at, rest, "") for at, rest in read.ran_tails)]  # a file run: as one sourced
+            tails = [*read.tails, *read.ran_tails]  # a file run: as one sourced (its start "", s47f: or ABSOLUTE_DATA)
             found += [(path, text.count("\n", 0, at) + 1, rest, *([start] if starts else []),
                        *([_site(posixpath.dirname(path), site)] if sites else []))
                       for (at, rest, start), site in zip(tails, [*read.tail_sites, *read.ran_tail_sites])]

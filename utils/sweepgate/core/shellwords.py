@@ -91,6 +91,10 @@ READ_AS_DATA = (DATA, "")
 # c.json`, `--chat-template=t.jinja`, `CFG=c.json cmd`: the program may open it): hashed as data, as ``READ_AS_DATA``
 # is, but a folder so named is not read whole (``identity.tail_files``), and a word only the run knows is passed over
 ARGUMENT = (DATA, "argument")
+# The start of a written end (``Reading.ran_tails``) of an absolute path read as data or named by a word (s47f,
+# ``_absolute_data_tail``): a submodule may hold its file only where its names go through the submodule's
+# (``identity._may_hold``, as from the workspace), never any submodule as from any other start
+ABSOLUTE_DATA = "/"
 
 
 def is_data(site: "Place | None") -> bool:
@@ -396,7 +400,7 @@ class Reading:
     # each file run (``ran``) by a path whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D
     # none of the text's; `python3 x.py` after a `cd` only the run knows): an offset, that end (``_tail``); and the
     # working folder there, in the same order (where the file run starts)
-    ran_tails: list[tuple[int, str]] = field(default_factory=list)
+    ran_tails: list[tuple[int, str, str]] = field(default_factory=list)
     ran_tail_sites: list[Place | None] = field(default_factory=list)
     # each variable the text may set (anywhere: in a function's body, by `read`, by a file it sources), and its value
     # where the text ends (None: only the run knows it): what a file that sources it goes on with (``reading``'s sets)
@@ -485,7 +489,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
             read.ran_sites += sub.ran_sites
             read.ran_from_workspace += [(offsets[min(at, len(offsets) - 1)], rest)
                                         for at, rest in sub.ran_from_workspace]
-            read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest) for at, rest in sub.ran_tails]
+            read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest, begun) for at, rest, begun in sub.ran_tails]
             read.ran_tail_sites += sub.ran_tail_sites
             read.globs += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.globs]
             read.glob_sites += sub.glob_sites
@@ -1373,6 +1377,22 @@ def _absolute_tail(bare: str) -> str | None:
     return _tail(bare)
 
 
+# Pseudo file systems no checkout is mounted in: a path read as data there is the host's own (`< /dev/null`)
+_NO_CHECKOUT = ("/dev/", "/proc/", "/sys/")
+
+
+def _absolute_data_tail(bare: str) -> str | None:
+    """The written end of an absolute path written out (``bare``: quotes taken) that a text reads as data or names by
+    a command's word (`cat /workspace/shared/c.json`, `--config /workspace/c.json`) where no mount the text writes says
+    what it is (s47f): the file holding it may run in a container that mounts the checkout there, as for a path run
+    (``_absolute_tail``), so every tracked file it ends in, or that ends in it, is hashed as data, and a submodule
+    only where its names go through one (``ABSOLUTE_DATA``: `/tmp/out.json`, `/models/x/config.json` are mostly the
+    run's or the host's own, and none brings every submodule's commit). None under ``_NO_CHECKOUT``."""
+    if bare.startswith(_NO_CHECKOUT) or bare in ("/dev", "/proc", "/sys"):
+        return None
+    return _absolute_tail(bare)
+
+
 def _relative_word(word: str) -> str | None:
     """The path a `source` word spells from the working folder (a name or a relative path written out), or None."""
     bare = word.replace('"', "").replace("'", "")
@@ -1602,8 +1622,8 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for at, place, cwd in named:
         read.arguments.append((at, place))
         read.argument_sites.append(cwd)
-    for at, tail, cwd in tails:
-        read.ran_tails.append((at, tail))
+    for (at, tail, cwd), begun in tails.items():
+        read.ran_tails.append((at, tail, begun))
         read.ran_tail_sites.append(cwd)
     read.unseen += list(unseen)
     read.unseen_ran += read.unseen[before:]
@@ -1713,6 +1733,8 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
         places.append((place, site))
         if _LITERAL.fullmatch(bare) and not bare.startswith("/") and (container := inside()) and container.view.written:
             places += [(alias, site) for alias in container.within(bare)]  # (in a container: by its mounts too)
+        if (data or argument) and place is None and (tail := _absolute_data_tail(bare)):
+            tails[at, tail, site] = ABSOLUTE_DATA  # (s47f: the checkout may be mounted there)
         if argument:
             _parted_argument(read, at, bare, place, variables, site)
             continue  # (a start only the run knows: passed over)
@@ -1720,7 +1742,7 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
         # only the run knows the start of its path, `cat "$TMP/out"`, is mostly the run's own: a relative path's is)
         if (tail := _ran_tail(word, place) or place is None and not data and _absolute_tail(bare)) and (
                 not data or made or _LITERAL.fullmatch(bare)):
-            tails[at, tail, site] = None
+            tails[at, tail, site] = ""
         elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())
                                 or _unknown_whole(bare, data, defaulted) or not data and _path_valued(bare, start, lost)
                                 ) and (said := _unseen(word, False)):  # (``_path_valued``'s ``lost``: see ``_read``)
@@ -2457,12 +2479,15 @@ def _contained(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], 
     # (a relative path: from the working folder the options name, which a mount of the checkout holds, or which holds
     # a mount of it, s47f: `-v "$PWD/shared:/workspace/bar" -w /workspace … bash bar/x.sh` runs shared/x.sh)
     place, mounted, workspace = container.place(path)
-    if not mounted and (data or argument):
-        return []  # the image's or the run's own file, mostly
     site = ARGUMENT if argument else READ_AS_DATA if data else container.site
+    if not mounted and (data or argument):
+        # the image's or the run's own file, mostly, where the options write the mounts; where they write none
+        # (`docker exec`, `ssh`), the checkout may be mounted there (s47f: every tracked file it may be, as data)
+        if not container.view.written and (tail := _absolute_data_tail(bare)):
+            tails[at, tail, site] = ABSOLUTE_DATA
+        return []
     if place is not None and place[0] == TAIL:
-        if not (data or argument):
-            tails[at, place[1], site] = None
+        tails[at, place[1], site] = ABSOLUTE_DATA if data or argument else ""
         return []
     if workspace is not None and not data and not workspace.startswith(".."):
         read.ran_from_workspace.append((at, workspace))
