@@ -14,7 +14,9 @@ folders (as root, over real files) and two rehearsals at once would share them. 
 - a write bash or a tool would make to an absolute path (`> /workspace/out.json`, `tee /tmp/name`, `mkdir -p /x`,
   `--result-dir /workspace/`) cannot be moved without a mount namespace, which a CI runner may not grant: the script is
   read before it runs, and each such write is a problem at its line, with its fix, and the script is not run
-  (``outside_writes``). A path only the run knows (`> "$OUT"` with `OUT` set by a command) is not seen.
+  (``outside_writes``), as is each in a file it sources or runs by a path written out (s47f: `source
+  benchmark_lib.sh`, `. "$(dirname "$0")/x.sh"`, `bash shared/x.sh`), said at that file's line. A path only the run
+  knows (`> "$OUT"` with `OUT` set by a command; a file sourced by such a path) is not seen.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 import shlex
 from pathlib import Path
 
-from sweepgate.core import fields, mounts, scriptlines, shellcode
+from sweepgate.core import fields, mounts, recipes, scriptlines, shellcode
 from sweepgate.core.errors import Diagnostic
 
 REHEARSAL_RULE = "rehearsal"  # the rule a rehearsal's problems carry (runner.py's too)
@@ -110,21 +112,36 @@ _BREAK = re.compile(r"[;|&()\n]")
 
 def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, str]],
                    work: Path | str | None = None) -> list[Diagnostic]:
-    """Each write of ``script`` to an absolute path outside the work dir, as written (a literal path, or a variable
-    the script sets to one), at its line: a redirection's target, an operand of `tee`, `touch`, `mkdir`,
-    `truncate`, the last of `cp`, `mv`, `ln`, `install`, `rsync`, `mktemp`'s template, a client's output option.
-    ``container_paths``: (source, target) of the job's container mounts, which say what such a path is in the job;
-    ``work``: the work dir, when it is known before the run (a --work-dir), a path inside which is no such write."""
+    """Each write of ``script``, and of each shell file it sources or runs (``shell_files``), to an absolute path
+    outside the work dir, as written (a literal path, or a variable the file or the script sets to one), at its
+    file's line: a redirection's target, an operand of `tee`, `touch`, `mkdir`, `truncate`, the last of `cp`, `mv`,
+    `ln`, `install`, `rsync`, `mktemp`'s template, a client's output option. ``container_paths``: (source, target) of
+    the job's container mounts, which say what such a path is in the job; ``work``: the work dir, when it is known
+    before the run (a --work-dir), a path inside which is no such write."""
     try:
-        text = script.read_text(encoding="utf-8", errors="replace")
+        script_text = script.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    code = shellcode.code(text)[0]
-    known = _assigned(text)
     rel = str(script.relative_to(root))
+    known = _assigned(script_text)
     inside = {str(Path(work).absolute()), os.path.realpath(work)} if work else set()
+    out = []
+    for path in [rel, *(other for other in shell_files(root, rel) if other != rel)]:
+        try:
+            text = script_text if path == rel else (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue  # (one that cannot be read: bash says so at its `source`)
+        out += _writes_in(root, path, text, {**known, **_assigned(text)}, inside, container_paths)
+    return out
+
+
+def _writes_in(root: Path, rel: str, text: str, known: dict[str, str | None], inside: set[str],
+               container_paths: list[tuple[str, str]]) -> list[Diagnostic]:
+    """``outside_writes`` of the file ``rel`` of the checkout at ``root``, its ``text`` (``known``: the variables it
+    may read a literal of)."""
+    code = shellcode.code(text)[0]
     out, seen = [], set()
-    for at, word, how in sorted(_written_words(text, code)):  # in the order of the script's lines
+    for at, word, how in sorted(_written_words(text, code)):  # in the order of the file's lines
         path = _literal(word, known)
         if path is None or not _leaves_a_file_outside(path, inside):
             continue
@@ -132,9 +149,47 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
         if (line, path) in seen:
             continue
         seen.add((line, path))
-        line = scriptlines.command_start(scriptlines.file_lines(script), line)
+        line = scriptlines.command_start(scriptlines.file_lines(root / rel), line)
         out.append(Diagnostic(rel, line, 0, REHEARSAL_RULE, *_said(path, word, how, container_paths), in_file=True))
     return out
+
+
+_SHELL_ENDINGS = (".sh", ".bash")
+
+
+def shell_files(root: Path, script: str) -> list[str]:
+    """The shell files of the checkout at ``root`` that ``script`` (its path there) sources or runs by a path known
+    before the run, and theirs (``recipes.helper_folders``: `source "$(dirname "$0")/x.sh"`, `bash shared/x.sh`; not
+    one only the run knows, nor one read as data or run by another interpreter), with the benchmark library and its
+    parts when one of them sources it (``fields.BENCHMARK_LIB_FILES``), in the order met: in the rehearsal they run
+    as the script does. A file that cannot be read is left out."""
+    blobs: dict[str, bytes | None] = {}
+
+    def read(paths: list[str]) -> dict[str, bytes | None]:
+        found = {}
+        for path in paths:
+            try:
+                found[path] = (root / path).read_bytes() if (root / path).is_file() else None
+            except OSError:
+                found[path] = None
+        return found
+
+    blobs.update(read([script]))
+    recipes.read_helpers([script], blobs, read)
+    helpers = recipes.helper_folders(script, blobs)
+    files = [path for path in recipes.shell_files(helpers, helpers)
+             if blobs.get(path) is not None and _is_shell(path, blobs[path])]
+    if recipes.library_lines([script], blobs):
+        files += [path for path in fields.BENCHMARK_LIB_FILES if (root / path).is_file()]
+    return list(dict.fromkeys(files))
+
+
+def _is_shell(path: str, blob: bytes) -> bool:
+    """Whether a file run or sourced is bash's to read: a shell file's ending, or none and a `#!` naming a shell."""
+    if path.endswith(_SHELL_ENDINGS):
+        return True
+    first = blob.split(b"\n", 1)[0]
+    return "." not in posixpath.basename(path) and first.startswith(b"#!") and re.search(rb"\b(?:ba)?sh\b", first) is not None
 
 
 def _leaves_a_file_outside(path: str, inside: set[str]) -> bool:
