@@ -112,3 +112,40 @@ def test_an_absolute_data_path_brings_a_submodule_only_through_its_names(tmp_pat
     _gitlink(repo, "vendor/tools", TWO)
     after_host, after_reuse = _both(repo)
     assert after_host == after_reuse and (after_host != host) == bumped
+
+
+# InferenceX's job.slurm sets the code each node runs to find docker, then runs it in the node's shell
+# (`eval "$DOCKER_CMD_DETECT"`) before the container's command, which runs the file by a variable set outside the
+# string. The code is written in job.slurm itself, so the eval sets DOCKER_CMD alone: the row keeps an identity
+# (before s47f it had none, a re-run every time); where only the run knows the code, it still has none (s45d's JOBS)
+DETECT = ("export DOCKER_CMD_DETECT='if docker ps &>/dev/null 2>&1; then DOCKER_CMD=docker; "
+          "else DOCKER_CMD=\"sudo docker\"; fi'\n")
+SET_AT = 'RUN_FILE="x.sh"\n'
+
+
+def _job(detect: str) -> dict[str, str]:
+    from test_identity_stale_s45d import JOB_SLURM, SUBMIT
+
+    assert SET_AT in JOB_SLURM and 'eval \\"\\$DOCKER_CMD_DETECT\\"' in JOB_SLURM
+    return {"shared/submit.sh": SUBMIT, "shared/job.slurm": JOB_SLURM.replace(SET_AT, SET_AT + detect), **XY}
+
+
+def test_an_eval_of_code_the_job_file_writes_keeps_the_identity(tmp_path):
+    repo = _built(tmp_path, "cd shared\nbash submit.sh\n", _job(DETECT))
+    assert _identity(repo) is not None
+    _each_edit_changes_the_identity_or_none(repo, ["shared/job.slurm", "shared/submit.sh", *XY_READ])
+
+
+@pytest.mark.parametrize("detect", [
+    # the code sets the run file's variable: which file runs is the run's to say
+    "export DOCKER_CMD_DETECT='RUN_FILE_FULL=$(pick_one)'\n",
+    # set on a condition: the environment's code may run instead
+    "if [ -z \"${DOCKER_CMD_DETECT:-}\" ]; then export DOCKER_CMD_DETECT='DOCKER_CMD=docker'; fi\n",
+    # set twice: which one the eval runs is the run's to say
+    DETECT + "[ -n \"$X\" ] && DOCKER_CMD_DETECT='RUN_FILE_FULL=/elsewhere/z.sh'\n",
+    # set to code built from what only the run knows
+    "export DOCKER_CMD_DETECT=\"DOCKER_CMD=$ENGINE_CMD\"\n",
+])
+def test_an_eval_of_code_only_the_run_knows_leaves_no_identity(tmp_path, detect):
+    repo = _built(tmp_path, "cd shared\nbash submit.sh\n", _job(detect))
+    assert _identity(repo) is None

@@ -74,6 +74,7 @@ reads its makefile as data (``_makefiles``), and a function whose body runs `"$1
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import posixpath
 import re
@@ -444,7 +445,7 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
         return Reading()
     parts = shellcode.parts(text)
     start = {} if cwd == TOP_CWD else {_CWD: cwd}
-    read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent)
+    read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent, literals=_code_literals(text, parts) if "eval" in text else None)
     read.named, read.named_sites = _named(text, read.assigned, read.moved, start)
     return read
 
@@ -452,18 +453,20 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
 def _read(text: str, variables: dict[str, Place | None], depth: int, positional: bool,
           moves: dict[int, Place | None] | None = None, parts: tuple | None = None,
           sets: dict[int, tuple] | None = None, absent: frozenset[Place] = frozenset(),
-          inside: "_Inside | None" = None, lost: frozenset[str] = frozenset()) -> Reading:
+          inside: "_Inside | None" = None, lost: frozenset[str] = frozenset(),
+          literals: "dict[str, tuple[str, int]] | None" = None) -> Reading:
     """The `source` commands of ``text`` (``variables`` in force at its start), and those of each command string it
     runs (``_command_strings``), ``depth`` of them deep. ``positional``: ``text`` is a `bash -c` string written in
     single quotes, where `$0` is the argument after it, not the script. ``parts``: ``shellcode.parts(text)``, when
     the caller has it. ``inside``: ``text`` is a command string run in a container (``_Inside``), its files run by an
     absolute path read as that container sees them. ``lost``: the variables an outer text set to a path that only the
-    run knows at ``text``'s start (``_path_valued``, ``_ran_places``)."""
-    read, shown = Reading(inside=inside), text
+    run knows at ``text``'s start (``_path_valued``, ``_ran_places``). ``literals``: the code the file sets variables
+    to (``_code_literals``), which an `eval` of one of them alone runs."""
+    read, shown, literals = Reading(inside=inside), text, literals or {}
     code, spans, literal = parts or shellcode.parts(text)
     if positional:  # `bash -c 'source "$0"' "$LIB"`: a place only the run knows (its length kept: the code's)
         text = _POSITIONAL_SELF.sub(lambda m: "$" + "_" * (len(m.group()) - 1), text)
-    _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent)
+    _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent, literals)
     _ran(text, code, read, variables or {}, literal, spans, inside, lost)
     _copied(text, code, spans, read, variables or {})
     if depth < _STRING_DEPTH:
@@ -478,7 +481,12 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 at_start[_CWD] = own.site  # run in a container: it starts where the container's options say
             gone = lost | {name for name in variables if name != _CWD and at_start.get(name) is None
                            and _path_valued(f"${name}", variables)}  # (after an `eval` in the outer text)
-            sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside, lost=frozenset(gone))
+            # (a string run after the literal's assignment, that assigns the variable nowhere itself, sees it)
+            held = {name: (value, -1) for name, (value, end) in literals.items()
+                    if end < (offsets[0] if offsets else 0) and not re.search(
+                        rf'(?<![\w$./:-]){re.escape(name)}(?:\[[^]\n]*\])?\+?=', inner)}
+            sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside, lost=frozenset(gone),
+                        literals=held)
             read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
             read.sites += sub.sites
             read.tail_sites += sub.tail_sites
@@ -641,13 +649,13 @@ def _unseen(word: str, substituted: bool) -> str | None:
 def _commands(text: str, code: str, spans: list[tuple[int, int]], read: Reading,
               variables: dict[str, Place | None] | None = None, shown: str | None = None,
               moves: dict[int, Place | None] | None = None, sets: dict[int, tuple] | None = None,
-              absent: frozenset[Place] = frozenset()) -> None:
+              absent: frozenset[Place] = frozenset(), literals: "dict[str, tuple[str, int]] | None" = None) -> None:
     """Read the commands of ``text`` (found in its ``code``) into ``read``. What a command substitution
     (``spans``) assigns stays inside it, and an assignment's value is in force from the end of its word. ``shown``:
     the text as written, where ``text`` stands for it (of the same length), for a word said; ``moves``, ``sets``,
     ``absent``: ``reading``'s."""
     shown, moves, sets = text if shown is None else shown, moves or {}, sets or {}
-    flow = _Flow(text, code, spans, read, list(moves), sets)
+    flow = _Flow(text, code, spans, read, list(moves), sets, literals)
     read.loops = _loop_lists(text, code, flow.found)
     code, empty = _empty_words(text, code, spans)
     scopes = [_Scope(len(text) + 1, dict(variables or {}), [], began=_cwd(variables or {}))]
@@ -737,8 +745,8 @@ class _Flow:
     reads its commands (``_flowed``)."""
 
     def __init__(self, text: str, code: str, spans: list[tuple[int, int]], read: Reading, moving: list[int] = (),
-                 setting: dict[int, tuple] | None = None):
-        writes = _writes(text, code)
+                 setting: dict[int, tuple] | None = None, literals: "dict[str, tuple[str, int]] | None" = None):
+        writes = _writes(text, code, literals=literals)
         # a `source` of a file that moves the working folder (``reading``'s moves) may set it, as a `cd` there does, and
         # one of a file that sets variables (``reading``'s sets) may set those
         self.found = found = shellflow.regions(code, spans)
@@ -956,11 +964,13 @@ _BLANK = re.compile(r"[ \t]+")
 _PREFIX = re.compile(r"[ \t]+[A-Za-z_./]")  # the command's word written out after an expansion's word
 
 
-def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[str]]]:
+def _writes(text: str, code: str, depth: int = 0, literals: "dict[str, tuple[str, int]] | None" = None
+            ) -> list[tuple[int, frozenset[str]]]:
     """Where ``text`` (its ``code``) sets variables without an assignment's word (``_WRITER``, ``_DEFAULTED``), and the
     names each may set (``_CWD`` for an `eval` whose words `cd`; ``_ANY`` for one whose names only the run knows, and
     for a write through a nameref, `declare -n R=X; R=…`, whose variable it cannot tell), in order: there each is one
-    only the run knows (``_flowed``), so a `source "$X"` after `X=a.sh; read -r X` never reads a.sh for it."""
+    only the run knows (``_flowed``), so a `source "$X"` after `X=a.sh; read -r X` never reads a.sh for it. An `eval`
+    of a variable alone that ``literals`` holds (``_code_literals``, set before it) runs that code: what it sets."""
     found = [(m.start(), frozenset([m[1]])) for m in _DEFAULTED.finditer(text)]
     refs, declaring, own = set(), set(), set()  # the namerefs, where their declarations and declaring words stand
     for m in _WRITER.finditer(code):
@@ -975,6 +985,9 @@ def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[s
                 _dequoted(word, 0, inner, [])
                 inner.append(" ")
             body = "".join(inner)
+            if (lone := _LONE_EXPANSION.fullmatch(body.strip())) and (held := (literals or {}).get(
+                    lone[1] or lone[2])) and held[1] < m.start():
+                body = held[0]  # s47f: `eval "$DOCKER_CMD_DETECT"`, the code set to it before
             names = {a[1] for a in _ASSIGNS.finditer(body)} | {_CWD for _ in _MOVES.finditer(body)}
             names |= _computed(body)
             if depth < _STRING_DEPTH:
@@ -995,6 +1008,40 @@ def _writes(text: str, code: str, depth: int = 0) -> list[tuple[int, frozenset[s
         found += [(a.start(), frozenset([_ANY])) for a in _ASSIGNS.finditer(code) if a[1] in refs
                   and a.start() not in own]
     return sorted(found, key=lambda f: f[0])
+
+
+# An `eval`'s words that are a variable alone (`"$DOCKER_CMD_DETECT"`, `${V}`): the code it holds is what runs
+_LONE_EXPANSION = re.compile(r'\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))')
+# An assignment where a command begins, plain or exported (`V='…'`, `export V="…"`), its word quoted whole
+_CODE_ASSIGNMENT = re.compile(r'(?m)(?:^|(?<=[;&|({]))[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=')
+
+
+def _code_literals(text: str, parts: tuple) -> dict[str, tuple[str, int]]:
+    """The code a file sets variables to, known before the run (s47f: InferenceX's job.slurm sets
+    `DOCKER_CMD_DETECT='if docker ps …; then DOCKER_CMD=docker; else DOCKER_CMD="sudo docker"; fi'` and runs `eval
+    "$DOCKER_CMD_DETECT"` in each node's shell): each variable ``text`` assigns once, outside any condition, loop or
+    function (``shellflow.regions``), to a word quoted whole with no expansion in it, and that no command sets
+    otherwise (``_writes``: `read V`, an `eval` of code only the run knows); its value, and where its assignment
+    ends. An `eval` of it alone after that runs this code (``_writes``), no longer code only the run knows."""
+    code, spans, _ = parts
+    regions = shellflow.regions(code, spans)
+    counts = collections.Counter(m[1] for m in _ASSIGNS.finditer(code))
+    found: dict[str, tuple[str, int]] = {}
+    own: set[tuple[int, str]] = set()  # (an `export V='…'` is a declaration's write of V too: its own)
+    for m in _CODE_ASSIGNMENT.finditer(code):
+        word, name = _word(text, m.end()), m[1]  # (the code's quotes are blank: the text says)
+        value = word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"" else None
+        if value is None or counts[name] != 1 or word[0] == '"' and re.search(r'[$`\\"]', value) or "'" in value \
+                and word[0] == "'" or any(r.start <= m.start() < r.end for r in regions):
+            continue
+        found[name] = (value, m.end() + len(word))
+        own.add((m.start() + len(m[0]) - len(m[0].lstrip()), name))
+    for _ in range(2):  # (an `eval` of one may set another: read again with what is left)
+        written = {name for at, names in _writes(text, code, literals=found) for name in names if (at, name) not in own}
+        if _ANY in written:
+            return {}
+        found = {name: held for name, held in found.items() if name not in written}
+    return found
 
 
 def _writer_word(text: str, i: int) -> str:
