@@ -145,7 +145,10 @@ def test_an_eval_of_code_the_job_file_writes_keeps_the_identity(tmp_path):
     DETECT + "[ -n \"$X\" ] && DOCKER_CMD_DETECT='RUN_FILE_FULL=/elsewhere/z.sh'\n",
     # set to code built from what only the run knows
     "export DOCKER_CMD_DETECT=\"DOCKER_CMD=$ENGINE_CMD\"\n",
+    # set again by a file it sources after
+    DETECT + "source ./env.sh\n",
 ])
 def test_an_eval_of_code_only_the_run_knows_leaves_no_identity(tmp_path, detect):
-    repo = _built(tmp_path, "cd shared\nbash submit.sh\n", _job(detect))
+    env = {"shared/env.sh": "DOCKER_CMD_DETECT='RUN_FILE_FULL=/elsewhere/z.sh'\n"}
+    repo = _built(tmp_path, "cd shared\nbash submit.sh\n", {**_job(detect), **env})
     assert _identity(repo) is None

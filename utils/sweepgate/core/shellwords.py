@@ -445,7 +445,11 @@ def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Plac
         return Reading()
     parts = shellcode.parts(text)
     start = {} if cwd == TOP_CWD else {_CWD: cwd}
-    read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent, literals=_code_literals(text, parts) if "eval" in text else None)
+    literals = _code_literals(text, parts) if "eval" in text else {}
+    # (one a file it sources may set again is the run's to say)
+    literals = {name: held for name, held in literals.items() if all(name != set_name for _, pairs in sets
+                                                                      for set_name, _ in pairs)}
+    read = _read(text, start, 0, False, dict(moves), parts, dict(sets), absent, literals=literals)
     read.named, read.named_sites = _named(text, read.assigned, read.moved, start)
     return read
 
