@@ -40,8 +40,8 @@ def test_a_write_in_a_file_the_script_sources_or_runs_is_a_problem_at_that_files
     r = _run(tmp_path, repo, home, tmp)
     assert r.returncode == 1, r.stdout + r.stderr
     assert _lines(r.stderr, HELPER) == [
-        f"{HELPER}:4: writes /workspace/results (\"$OUT\"), outside the rehearsal's work dir, so the script was not run "
-        "(the job's container mounts the checkout at /workspace); write into \"$RESULT_DIR\" (results the job "
+        f"{HELPER}:4: writes /workspace/results (\"$OUT\"), outside the rehearsal's work dir, so the script was not "
+        "run (the job's container mounts the checkout at /workspace); write into \"$RESULT_DIR\" (results the job "
         "uploads) or a path relative to the checkout's top, where the job starts, not /workspace"], r.stderr
     assert _lines(r.stderr, "shared/run.sh") == [
         f"shared/run.sh:2: writes {fixed}, outside the rehearsal's work dir, so the script was not run; make the file "

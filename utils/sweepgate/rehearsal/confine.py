@@ -112,7 +112,7 @@ _BREAK = re.compile(r"[;|&()\n]")
 
 def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, str]],
                    work: Path | str | None = None) -> list[Diagnostic]:
-    """Each write of ``script``, and of each shell file it sources or runs (``shell_files``), to an absolute path
+    """Each write of ``script``, and of each shell file it sources or runs (``sourced_or_run``), to an absolute path
     outside the work dir, as written (a literal path, or a variable the file or the script sets to one), at its
     file's line: a redirection's target, an operand of `tee`, `touch`, `mkdir`, `truncate`, the last of `cp`, `mv`,
     `ln`, `install`, `rsync`, `mktemp`'s template, a client's output option. ``container_paths``: (source, target) of
@@ -126,7 +126,7 @@ def outside_writes(root: Path, script: Path, container_paths: list[tuple[str, st
     known = _assigned(script_text)
     inside = {str(Path(work).absolute()), os.path.realpath(work)} if work else set()
     out = []
-    for path in [rel, *(other for other in shell_files(root, rel) if other != rel)]:
+    for path in [rel, *(other for other in sourced_or_run(root, rel) if other != rel)]:
         try:
             text = script_text if path == rel else (root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -157,7 +157,7 @@ def _writes_in(root: Path, rel: str, text: str, known: dict[str, str | None], in
 _SHELL_ENDINGS = (".sh", ".bash")
 
 
-def shell_files(root: Path, script: str) -> list[str]:
+def sourced_or_run(root: Path, script: str) -> list[str]:
     """The shell files of the checkout at ``root`` that ``script`` (its path there) sources or runs by a path known
     before the run, and theirs (``recipes.helper_folders``: `source "$(dirname "$0")/x.sh"`, `bash shared/x.sh`; not
     one only the run knows, nor one read as data or run by another interpreter), with the benchmark library and its
@@ -189,7 +189,8 @@ def _is_shell(path: str, blob: bytes) -> bool:
     if path.endswith(_SHELL_ENDINGS):
         return True
     first = blob.split(b"\n", 1)[0]
-    return "." not in posixpath.basename(path) and first.startswith(b"#!") and re.search(rb"\b(?:ba)?sh\b", first) is not None
+    return ("." not in posixpath.basename(path) and first.startswith(b"#!")
+            and re.search(rb"\b(?:ba)?sh\b", first) is not None)
 
 
 def _leaves_a_file_outside(path: str, inside: set[str]) -> bool:
