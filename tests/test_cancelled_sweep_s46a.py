@@ -119,7 +119,7 @@ def test_collect_and_comment_run_in_a_cancelled_sweep_a_pr_s_or_a_push_s(sweep):
     assert "--note sweepgate-results/cancelled.md" in summarize["run"] and '--pr-number "${PR_NUMBER}"' in \
         summarize["run"] and summarize["env"]["PR_NUMBER"] == "${{ needs.decide.outputs.pr_number }}"
     ingest = next(s for s in jobs["collect"]["steps"] if "results ingest" in s.get("run", ""))
-    assert "if [[ -s sweepgate-results/cancelled.md ]]; then cancelled=(--run-cancelled); fi" in ingest["run"]
+    assert "if [[ -e sweepgate-results/run-cancelled ]]; then cancelled=(--run-cancelled); fi" in ingest["run"]
     assert '"${cancelled[@]}"' in ingest["run"]
     post = next(s for s in jobs["comment"]["steps"] if "results comment" in s.get("run", ""))
     assert "sweepgate-results/cancelled.md" in post["run"] and '"${note[@]}"' in post["run"]
@@ -148,7 +148,7 @@ def test_a_cancelled_sweep_that_kept_nothing_is_not_compared(sweep):
     jobs = sweep["jobs"]
     compare = next(s for s in jobs["collect"]["steps"] if s.get("id") == "compare")
     cond = " ".join(compare["if"].split())
-    assert cond == ("needs.decide.outputs.pr_number != '' && (hashFiles('sweepgate-results/cancelled.md') == '' "
+    assert cond == ("!failure() && needs.decide.outputs.pr_number != '' && (hashFiles('sweepgate-results/cancelled.md') == '' "
                     "|| hashFiles('results/**') != '')"), cond
     download = next(s for s in jobs["collect"]["steps"] if "download-artifact@" in s.get("uses", ""))
     assert download["with"]["path"] == "results"

@@ -383,7 +383,9 @@ def cancelled_note(results: list[str], statuses: dict[str, str], pr: bool = True
     name; a success is a whole job finished, stored and reusable) and which not (cancelled, failed, a sidecar
     unread: stored as they ended, never reused). A later sweep runs only those (``ci reuse`` with a results
     database): the PR's own (``pr``), else, for a push to main, main's next. Either run's results are stored
-    marked as of a cancelled run (``results ingest --run-cancelled``), so no baseline reads them."""
+    marked as of a cancelled run (``results ingest --run-cancelled``) when the run itself was cancelled (the collect
+    job's ``cancelled()`` step), so no baseline reads them; a job ended by its own timeout cancels only that job,
+    and the run's other records stay baseline material."""
     if github.CANCELLED not in results:
         return None
     kept = sorted(name for name, status in statuses.items() if status == jobfile.SUCCESS)
@@ -394,8 +396,8 @@ def cancelled_note(results: list[str], statuses: dict[str, str], pr: bool = True
              "matrix, never a whole sweep."]
     if kept:
         later = "a later sweep of this PR" if pr else "the next sweep of this branch"
-        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored with this run "
-                      f"and marked as of a cancelled run (no baseline reads them); {later} reuses them from the "
+        lines += ["", f"Kept: the results of the {count(len(kept), 'job')} that finished, stored with this run; "
+                      f"{later} reuses them from the "
                       "results database (SWEEPGATE_DB) and runs only the rest:", ""]
         lines += [f"- `{md_code(name)}`" for name in kept]
     else:
