@@ -1336,14 +1336,48 @@ def _place_label(fig, ax, state: dict, marks, label_of: tuple, i: int, spot: lis
 HEADROOM = 1.12  # axes end this far past the largest value, so no marker, ring or label is cut
 
 
-def tick_label(value: float, _pos=None, millions: bool = False) -> str:
+def tick_label(value: float, _pos=None, millions: bool = False, decimals: int | None = None) -> str:
     """Axis ticks in plain numbers with thousands separators (never matplotlib's `1e6` offset); from a
     million on in millions (``7.5M``): nine digits and their commas ran into the next tick's. ``millions``:
     every tick but 0 so (``0.5M``), on a linear axis reaching a million (review charts25: one axis read
-    ``500,000``, ``1M``, ``1.5M``)."""
+    ``500,000``, ``1M``, ``1.5M``). ``decimals``: this many after the point (in millions, of the millions),
+    a linear axis' ticks all alike (``tick_decimals``); None: as few as the value needs (a log axis' 0.3, 1, 3)."""
     if abs(value) >= 1e6 or (millions and value):
-        return f"{value / 1e6:,.6g}M"
+        return f"{value / 1e6:,.6g}M" if decimals is None else f"{value / 1e6:,.{decimals}f}M"
+    if decimals is not None and not millions:  # an axis in millions writes its 0 so
+        return f"{value:,.{decimals}f}"
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:g}"
+
+
+MAX_TICK_DECIMALS = 6
+
+
+def tick_decimals(locs, millions: bool = False) -> int:
+    """The decimals the finest of a linear axis' ticks needs (in millions where ``millions``), for all of them: one
+    axis read ``3.8``, ``4``, ``4.2`` (s47g; the whole number looked like another scale's), now ``4.0``."""
+    needed = 0
+    for value in locs:
+        scaled = abs(value) / 1e6 if millions else abs(value)
+        text = f"{round(scaled, MAX_TICK_DECIMALS):.{MAX_TICK_DECIMALS}f}".rstrip("0")  # 3.2000000000000006: 1
+        needed = max(needed, len(text.split(".")[1]))
+    return needed
+
+
+def _linear_ticks(millions: bool):
+    """The formatter of a linear axis: ``tick_label`` with the decimals its ticks share (matplotlib hands a
+    formatter every tick's place, ``set_locs``, before it asks for their labels)."""
+    from matplotlib.ticker import Formatter
+
+    class SharedDecimals(Formatter):
+        decimals: int | None = None
+
+        def set_locs(self, locs):
+            self.locs, self.decimals = locs, tick_decimals(locs, millions)
+
+        def __call__(self, value, pos=None):
+            return tick_label(value, millions=millions, decimals=self.decimals)
+
+    return SharedDecimals()
 
 
 # A linear axis starts at 0 where its smallest value is at most this share of its largest: 0 then costs at most this
@@ -1420,8 +1454,10 @@ def _axes(ax, items: list[dict], extra: list[tuple[float, float]] = ()) -> None:
             axis.set_major_locator(LogLocator(subs=log_ticks(low, high)))
             axis.set_minor_formatter(NullFormatter())  # 2x10^3, 3x10^3 ... crowd the plain ticks
         limit(low, high)
-        millions = not log and high >= 1e6  # a log axis' 10 and 100 stay so, not 1e-05M
-        axis.set_major_formatter(FuncFormatter(lambda value, _pos, m=millions: tick_label(value, millions=m)))
+        if log:  # a log axis' ticks as few digits as each needs (0.3, 1, 3), and 10 and 100 stay so, not 1e-05M
+            axis.set_major_formatter(FuncFormatter(lambda value, _pos: tick_label(value)))
+        else:
+            axis.set_major_formatter(_linear_ticks(millions=high >= 1e6))
         axis.set_label_text(label + (LOG_NOTE if log else ""))
 
 
