@@ -250,15 +250,20 @@ def upsert_comment(repository: str, number: int, body: str, token: str, *, base_
         raise _fail("PyGithub is not installed", "pip install PyGithub") from None
 
     client = connect(token, base_url, resend_posts=False)  # a POST that may have made it: _create
+    asked = "user"
     try:
         me = own_login(client)
+        asked = "pr"
         issue = client.get_repo(repository).get_issue(number)
         tried: set[int] = set()
         if (comment_id := _edit_ours(issue, body, marker, me, tried)) is not None:
             return "updated", comment_id
         return _create(issue, body, marker, me, tried)
     except Exception as exc:  # noqa: BLE001 - api_error raises what is not the API's doing as it is
-        hint = COMMENT_HINTS.get(getattr(exc, "status", None), "see the GitHub API response")
+        status = getattr(exc, "status", None)
+        # GET /user names no repository or PR: its 404 is an API URL with no such route (s47g: `.../nope` was told
+        # to check --repository and --pr-number)
+        hint = API_URL_HINT if (asked, status) == ("user", 404) else COMMENT_HINTS.get(status, "see the GitHub API response")
         raise api_error(exc, f"on {repository}#{number}", hint, base_url) from None
     finally:
         try:
