@@ -1074,6 +1074,9 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         print_wrapped(console, line)
     if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
+    # the evals' table and its count before the headline, which ends the report with its notes (s47g: printed after
+    # them, the evals' count was the last line and the run's verdict sat in the middle of the output)
+    _eval_table(console, comparison, naming, baseline_ref)
     # the headline and the notes under it: a line a terminal wraps goes on under its first (HANG), one
     # sentence as print_wrapped's above (review s45k: rich's wrapping began the headline's second line at column 0)
     if line := points_line(comparison):
@@ -1084,7 +1087,6 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
                  *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow", hang=HANG)
-    _eval_table(console, comparison, naming, baseline_ref)
 
 
 def _eval_table(console, comparison: C.Comparison, naming: Naming,
