@@ -1074,9 +1074,7 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         print_wrapped(console, line)
     if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
-    # the evals' table and its count before the headline, which ends the report with its notes (s47g: printed after
-    # them, the evals' count was the last line and the run's verdict sat in the middle of the output)
-    _eval_table(console, comparison, naming, baseline_ref)
+    _eval_table(console, comparison, naming, baseline_ref)  # before the headline, which ends the report (s47g)
     # the headline and the notes under it: a line a terminal wraps goes on under its first (HANG), one
     # sentence as print_wrapped's above (review s45k: rich's wrapping began the headline's second line at column 0)
     if line := points_line(comparison):
