@@ -33,6 +33,9 @@ def add_arguments(parser) -> None:
                         help="with --row: the run attempt (default 1)")
     parser.add_argument("--config-key", metavar="KEY", type=argtypes.config_key,
                         help="with --row: the master-config key of the row")
+    parser.add_argument("--commit", metavar="SHA", type=argtypes.commit,
+                        help="with --row: the full commit SHA the output measured (git rev-parse HEAD), which "
+                             "the report names")
     parser.add_argument("--jsonl", metavar="FILE", type=argtypes.output_file,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
@@ -56,10 +59,11 @@ def _given(args):
 
     if args.row is None:
         given = [flag for flag, value in (("--run-id", args.run_id), ("--ref", args.ref), ("--attempt", args.attempt),
-                                          ("--config-key", args.config_key)) if value]
+                                          ("--config-key", args.config_key), ("--commit", args.commit)) if value]
         if given:
-            argtypes.combination_error(args, given[0], "needs --row (--run-id/--ref/--attempt/--config-key describe "
-                                       "a --row)", "pass --row FILE with them, or drop them and use the outputs' .job.json")
+            argtypes.combination_error(args, given[0], "needs --row (--run-id/--ref/--attempt/--config-key/--commit "
+                                       "describe a --row)", "pass --row FILE with them, or drop them and use the "
+                                       "outputs' .job.json")
         return None
     if not args.run_id or not args.ref:
         argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
@@ -93,7 +97,7 @@ def _given(args):
         jsonio.place(exc.diagnostics, text, args.row)
         raise
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key,
-                 row_file=(args.row, text))
+                 commit=args.commit, row_file=(args.row, text))
 
 
 def _refuse_rows_holder(doc, path: str) -> None:

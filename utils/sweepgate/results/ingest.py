@@ -53,13 +53,15 @@ UNREADABLE_RULE = "unreadable-entry"  # the title of a path named or walked that
 
 @dataclasses.dataclass
 class Given:
-    """``--row FILE --run-id ID --ref REF [--attempt N] [--config-key KEY]`` for outputs without a sidecar."""
+    """``--row FILE --run-id ID --ref REF [--attempt N] [--config-key KEY] [--commit SHA]`` for outputs without a
+    sidecar."""
 
     row: dict | None = None
     run_id: str | None = None
     ref: str | None = None
     attempt: int | None = None
     config_key: str | None = None
+    commit: str | None = None
     row_file: tuple[str, str] | None = None  # (--row FILE, its text): where a warning of the row is placed
 
 
@@ -635,7 +637,8 @@ def _job(output: Path, read: Read, given: Given | None) -> tuple[sidecar.Job, st
                    "output on its own)")
     if given and given.row is not None:
         job = sidecar.local_job(read.content, given.row, digest=read.digest, **{
-            R.RUN_ID: given.run_id, R.REF: given.ref, R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key})
+            R.RUN_ID: given.run_id, R.REF: given.ref, R.ATTEMPT: given.attempt, R.CONFIG_KEY: given.config_key,
+            R.COMMIT: given.commit})
         return job, output.name
     return sidecar.local_job(read.content, digest=read.digest), output.name
 

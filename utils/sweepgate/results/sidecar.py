@@ -251,5 +251,6 @@ def local_job(content: bytes, row: dict | None = None, *, digest: bytes | None =
     run_id = given.get(R.RUN_ID) or local_run_id(digest or hashlib.sha256(content).digest())
     job = {key: None for key in JOB_KEYS}
     job.update({R.RUN_ID: run_id, R.ATTEMPT: given.get(R.ATTEMPT) or 1, R.REF: given.get(R.REF),
-                R.CONFIG_KEY: given.get(R.CONFIG_KEY), R.STATUS: R.SUCCESS, R.REHEARSAL: False})
+                R.CONFIG_KEY: given.get(R.CONFIG_KEY), R.COMMIT: given.get(R.COMMIT), R.STATUS: R.SUCCESS,
+                R.REHEARSAL: False})
     return Job(job=job, row=row)
