@@ -491,25 +491,34 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                         rf'(?<![\w$./:-]){re.escape(name)}(?:\[[^]\n]*\])?\+?=', inner)}
             sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside, lost=frozenset(gone),
                         literals=held)
-            read.sourced += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.sourced]
-            read.sites += sub.sites
-            read.tail_sites += sub.tail_sites
-            read.unseen += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen]
-            read.unseen_ran += [(offsets[min(at, len(offsets) - 1)], word) for at, word in sub.unseen_ran]
-            read.tails += [(offsets[min(at, len(offsets) - 1)], rest, start) for at, rest, start in sub.tails]
-            read.ran += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.ran]
-            read.ran_sites += sub.ran_sites
-            read.ran_from_workspace += [(offsets[min(at, len(offsets) - 1)], rest)
-                                        for at, rest in sub.ran_from_workspace]
-            read.ran_tails += [(offsets[min(at, len(offsets) - 1)], rest, begun) for at, rest, begun in sub.ran_tails]
-            read.ran_tail_sites += sub.ran_tail_sites
-            read.globs += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.globs]
-            read.glob_sites += sub.glob_sites
-            read.arguments += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.arguments]
-            read.argument_sites += sub.argument_sites
-            read.copied += [(offsets[min(at, len(offsets) - 1)], place) for at, place in sub.copied]
-            read.copied_sites += sub.copied_sites
+            _take_sub(read, sub, offsets)
     return read
+
+
+def _take_sub(read: Reading, sub: Reading, offsets: list[int]) -> None:
+    """What the reading ``sub`` of a command string found, into ``read``: each finding's offset the string's own
+    (``offsets``: where each of its characters is in the outer text), the sites as they are."""
+    def outer(at: int) -> int:
+        return offsets[min(at, len(offsets) - 1)]
+
+    read.sourced += [(outer(at), place) for at, place in sub.sourced]
+    read.sites += sub.sites
+    read.tail_sites += sub.tail_sites
+    read.unseen += [(outer(at), word) for at, word in sub.unseen]
+    read.unseen_ran += [(outer(at), word) for at, word in sub.unseen_ran]
+    read.tails += [(outer(at), rest, start) for at, rest, start in sub.tails]
+    read.ran += [(outer(at), place) for at, place in sub.ran]
+    read.ran_sites += sub.ran_sites
+    read.ran_from_workspace += [(outer(at), rest)
+                                for at, rest in sub.ran_from_workspace]
+    read.ran_tails += [(outer(at), rest, begun) for at, rest, begun in sub.ran_tails]
+    read.ran_tail_sites += sub.ran_tail_sites
+    read.globs += [(outer(at), place) for at, place in sub.globs]
+    read.glob_sites += sub.glob_sites
+    read.arguments += [(outer(at), place) for at, place in sub.arguments]
+    read.argument_sites += sub.argument_sites
+    read.copied += [(outer(at), place) for at, place in sub.copied]
+    read.copied_sites += sub.copied_sites
 
 
 def _cwd_at(moved: list[tuple[int, Place | None, int]], at: int, variables: dict[str, Place | None]) -> Place | None:
@@ -1748,6 +1757,14 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
     return unseen
 
 
+def _from_workspace(read: Reading, at: int, rest: str, site, data: bool) -> list[tuple[Place | None, Place | None]]:
+    """A file named under the job's workspace (``_WORKSPACE``, ``rest`` the path after it): the checkout's file there,
+    at ``site``; one run (not read as data) is noted in ``Reading.ran_from_workspace``."""
+    places = [((TOP, posixpath.normpath(rest.lstrip("/"))), site)] if _REST.fullmatch(rest) else []
+    read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..") and not data]
+    return places
+
+
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
                 tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None, made=False,
                 lost: frozenset[str] = frozenset()) -> list[tuple[Place | None, Place | None]]:
@@ -1766,10 +1783,7 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
     here = None if elsewhere else _cwd_at(moved, at, start)
     as_data = ARGUMENT if argument else READ_AS_DATA
     if m := _WORKSPACE.match(bare):
-        places = [((TOP, posixpath.normpath(bare[m.end():].lstrip("/"))), as_data if data else here)] if (
-            _REST.fullmatch(bare[m.end():])) else []
-        read.ran_from_workspace += [(at, place[1]) for place, _ in places if not place[1].startswith("..") and not data]
-        return places
+        return _from_workspace(read, at, bare[m.end():], as_data if data else here, data)
     # (a word that expands nothing reads no variable: only the working folder, set below)
     variables = _in_force(assigned, at, start) if "$" in word or "`" in word else dict(start)
     places = []
