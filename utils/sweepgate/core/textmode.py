@@ -25,3 +25,29 @@ def not_valid_utf8(byte: int) -> str:
 
 def save_as_utf8(what: str = "file") -> str:
     return f"save the {what} as UTF-8"
+
+
+# Byte-order marks of the encodings a text file that is not UTF-8 most often is (Windows PowerShell 5's `>` and
+# Out-File write UTF-16 with one): UTF-32's little-endian mark starts with UTF-16's, so it is tried first.
+WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+              (b"\xfe\xff", "UTF-16"))
+
+
+def wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """(the encoding's name, iconv's name for it) when ``data`` is UTF-16 or UTF-32 text: it starts with that
+    byte-order mark, or, unmarked, with two ASCII characters each beside a NUL (``-\\0 \\0``, UTF-16LE; ``\\0-\\0 ``,
+    UTF-16BE); None otherwise (UTF-8 text never holds a NUL beside each of its first characters)."""
+    for mark, name in WIDE_MARKS:
+        if data.startswith(mark):
+            return name, name
+    head = data[:4]
+    if len(head) == 4 and all(0 < b < 0x80 for b in head[0::2]) and not any(head[1::2]):
+        return "UTF-16", "UTF-16LE"
+    if len(head) == 4 and all(0 < b < 0x80 for b in head[1::2]) and not any(head[0::2]):
+        return "UTF-16", "UTF-16BE"
+    return None
+
+
+def save_wide_as_utf8(iconv_name: str) -> str:
+    """The fix of a UTF-16 or UTF-32 text file (``wide_encoding``)."""
+    return f"save it as UTF-8 without a byte-order mark (e.g. iconv -f {iconv_name} -t UTF-8)"
