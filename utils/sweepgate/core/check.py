@@ -146,6 +146,8 @@ def _hint(error, fills: dict[str, str] | None = None) -> str:
             return f"write {quoted}, not {json.dumps(error.instance)}"
         if mapping := _mapping_hint(error):
             return mapping
+        if listed := _list_hint(error):
+            return listed
         return f"use a value of type {error.validator_value}"
     if kw == "pattern":
         desc = error.schema.get("description") or ""
@@ -166,10 +168,28 @@ def _mapping_hint(error) -> str | None:
     if (error.validator_value != "object" or len(required) != 1 or isinstance(error.instance, bool)
             or not isinstance(error.instance, (str, int, float))):
         return None
-    from sweepgate.core.fastyaml import retyped
-    value = str(error.instance)
-    value = value if PLAIN_FLOW.fullmatch(value) and not retyped(value) else json.dumps(value)  # text, read back
+    value = _flow_value(error.instance)
     return f"write it as a mapping, {{{required[0]}: {value}}}" + (f" (its fields: {', '.join(fields)})" if fields else "")
+
+
+def _list_hint(error) -> str | None:
+    """For a plain value where the schema takes a list (`config-keys: KEY`, `conc-list: 4`), the list to write,
+    in either of YAML's forms (s47h: "use a value of type array" named neither YAML's word nor the form)."""
+    if error.validator_value != "array" or isinstance(error.instance, bool) \
+            or not isinstance(error.instance, (str, int, float)):
+        return None
+    return f"write it as a list, [{_flow_value(error.instance, as_text=False)}], or one '- ITEM' line an item under it"
+
+
+def _flow_value(instance, as_text: bool = True) -> str:
+    """``instance`` as a YAML flow collection's item: plain where it reads back as the same text, else
+    JSON-quoted (text YAML would read as a number, a boolean or null, or holding a space or a comma).
+    ``as_text`` False: a number stays a number (a list's item keeps the value given)."""
+    from sweepgate.core.fastyaml import retyped
+    value = str(instance)
+    if (as_text or isinstance(instance, str)) and (not PLAIN_FLOW.fullmatch(value) or retyped(value)):
+        return json.dumps(value)
+    return value
 
 
 def _quoted_number(error) -> str | None:
