@@ -153,6 +153,8 @@ class History:
 
 
 HISTORY_HINT = "restore it byte for byte; the changelog is append-only (add a new entry at the end instead)"
+# Said of several lines deleted at once (s47h: "history lines 1-6371 deleted ...; restore it byte for byte").
+HISTORY_HINT_LINES = HISTORY_HINT.replace("restore it ", "restore them ", 1)
 INSERTED_HINT = "new entries go at the end of the file, after one empty line"
 # Said instead where `sweepgate changelog rebase` takes the inserted blocks as the branch's (``History.movable``).
 MOVABLE_HINT = f"{INSERTED_HINT}: `sweepgate changelog rebase` moves these lines there"
@@ -326,7 +328,7 @@ def _deleted(nbase: list[bytes], a: int, b: int, after: int, head_total: int) ->
         f"history lines {a}-{b} deleted, starting with {_first_shown(nbase[a - 1:b])}"
     if a != here:
         what += f" (they followed line {after} here)" if after else " (they were at the top)"
-    return here, F.HISTORY_DELETED_RULE, what, HISTORY_HINT
+    return here, F.HISTORY_DELETED_RULE, what, HISTORY_HINT if a == b else HISTORY_HINT_LINES
 
 
 def _shown(line: bytes) -> str:
