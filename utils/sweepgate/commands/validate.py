@@ -134,7 +134,9 @@ def run(args) -> int:
     else:
         if args.base_ref is None or args.head_ref is None:  # an empty one is refused as matrix and plan refuse it
             # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
-            args._parser.error("the following arguments are required: --base-ref, --head-ref "
+            # Only the flags not given, as argparse names them (s47h: --base-ref given was named missing too).
+            missing = ", ".join(flag for flag, value in zip(("--base-ref", "--head-ref"), given) if value is None)
+            args._parser.error(f"the following arguments are required: {missing} "
                                "(or --staged to check the working tree)")
         base = args.base_ref
     argtypes.resolve_refs(git, args)
