@@ -7,6 +7,7 @@ named here exposes ``add_arguments(parser)`` and ``run(args) -> int``.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 # Nothing but sys is imported before main() runs: a Ctrl-C while argparse and the command's
@@ -42,7 +43,29 @@ def _formatter(prog: str):
             width = os.get_terminal_size(sys.stdout.fileno()).columns
         except (AttributeError, OSError, ValueError):  # not a terminal, or no stdout
             width = 100
-    return argparse.HelpFormatter(prog, width=max(width - 2, 40))
+    return _help_formatter_class()(prog, width=max(width - 2, 40))
+
+
+@functools.cache
+def _help_formatter_class():
+    """argparse's HelpFormatter, wrapping only at spaces: its textwrap broke words at their hyphens, so help
+    showed `--pr-` / `number`, `perf-` / `changelog.yaml`, `dp-` / `attn` on two lines (s47h), which read as
+    other words and copy as broken flags and paths; a word longer than the line (the installed contracts.md's
+    path) stays whole past the line's end."""
+    import argparse
+    import textwrap
+
+    class SpacesOnly(argparse.HelpFormatter):
+        def _split_lines(self, text, width):
+            return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False,
+                                 break_long_words=False)
+
+        def _fill_text(self, text, width, indent):
+            return textwrap.fill(self._whitespace_matcher.sub(" ", text).strip(), width, initial_indent=indent,
+                                 subsequent_indent=indent, break_on_hyphens=False,
+                                 break_long_words=False)
+
+    return SpacesOnly
 
 
 def _version() -> str:
