@@ -40,3 +40,21 @@ def test_a_utf8_changelog_with_a_nul_byte_is_still_told_of_its_line(gate):
     result = gate(CHANGELOG + "\n" + entry(description='"a\0b"'))
     assert result.rc == 1
     assert "NUL byte" in result.err and "UTF-16" not in result.err, result.err
+
+
+WIDE_LINE = ("perf-changelog.yaml:1: file is UTF-16 text, not UTF-8; save it as UTF-8 without a byte-order mark "
+             "(e.g. iconv -f UTF-16 -t UTF-8)")
+
+
+def test_the_matrix_step_and_changelog_add_name_the_encoding_too(repo, capsys):
+    """`sweepgate matrix` said "not UTF-8 text (byte 0); save the changelog as UTF-8", `changelog add` the same:
+    true, but not what to do about a file PowerShell wrote; they now say what the gate says."""
+    from sweepgate import cli
+
+    data = (CHANGELOG + "\n" + entry()).encode("utf-16")
+    head = repo.commit_changelog(data)
+    assert cli.main(["matrix", "--base-ref", repo.base, "--head-ref", head]) == 1
+    assert capsys.readouterr().err.splitlines() == [WIDE_LINE]
+    assert cli.main(["changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "x"]) == 1
+    assert capsys.readouterr().err.splitlines() == [WIDE_LINE]
+    assert (repo.path / "perf-changelog.yaml").read_bytes() == data

@@ -23,7 +23,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder
 from sweepgate.core.github import OWNER_NAME_TEXT
 from sweepgate.core.inprogress import (IN_PROGRESS_BRANCH, OPERATION_REFS, conflict_fix, in_progress, onto_of,
                                       operation_fix, rebase_command, ref_named)
-from sweepgate.core.textmode import not_utf8, save_as_utf8
+from sweepgate.core.textmode import not_utf8, save_as_utf8, wide_refusal
 from sweepgate.core.upstream import UPSTREAMS, existing_upstream
 
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/%s"
@@ -121,8 +121,8 @@ def _worktree_bytes(git, path: str) -> bytes:
         data.decode("utf-8")
         return data
     except UnicodeDecodeError as exc:
-        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE, not_utf8(exc.start),
-                    save_as_utf8("changelog")) from None
+        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE,
+                    *(wide_refusal(data) or (not_utf8(exc.start), save_as_utf8("changelog")))) from None
     except FileNotFoundError:
         return b""
     except IsADirectoryError:

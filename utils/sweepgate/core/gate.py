@@ -50,7 +50,7 @@ from sweepgate.core.history import (
     trailing_newlines,
 )
 from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, canonical_link, pr_link_problem, resolve_repository
-from sweepgate.core.textmode import not_valid_utf8, save_as_utf8, save_wide_as_utf8, wide_encoding
+from sweepgate.core.textmode import not_valid_utf8, save_as_utf8, wide_encoding, wide_refusal
 
 
 WORKTREE = "WORKTREE"
@@ -526,8 +526,8 @@ def check_text(out: Collector, base: bytes, head: bytes, repo: str | None, opts:
     ``conflict_fix``, ``here``: as ``file_rules``'.
     A HEAD saved as UTF-16 or UTF-32 (BASE not) is that one problem: read as UTF-8, each of its lines
     would be history edited, NUL bytes and control characters, none naming the encoding (s47h)."""
-    if (wide := wide_encoding(head)) and not wide_encoding(base):
-        out.add(1, F.ENCODING_RULE, f"file is {wide[0]} text, not UTF-8", save_wide_as_utf8(wide[1]))
+    if (wide := wide_refusal(head)) and not wide_encoding(base):
+        out.add(1, F.ENCODING_RULE, *wide)
         return History(0), None
     quick = appended_only(base, head) if fast else None
     if quick:

@@ -29,7 +29,7 @@ from sweepgate.core.expand import (
 )
 from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY, matching, near_wildcard, wildcard
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
-from sweepgate.core.textmode import not_utf8, save_as_utf8
+from sweepgate.core.textmode import not_utf8, save_as_utf8, wide_refusal
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NO_ENTRIES_RULE = "no-entries"  # the title of a change that appends no changelog entry
@@ -69,8 +69,9 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
     except UnicodeDecodeError as exc:
+        said = wide_refusal(new_bytes) or (not_utf8(exc.start), save_as_utf8("changelog"))
         raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, F.ENCODING_RULE,
-                                        not_utf8(exc.start), save_as_utf8("changelog"))) from None
+                                        *said)) from None
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1

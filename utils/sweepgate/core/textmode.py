@@ -51,3 +51,10 @@ def wide_encoding(data: bytes) -> tuple[str, str] | None:
 def save_wide_as_utf8(iconv_name: str) -> str:
     """The fix of a UTF-16 or UTF-32 text file (``wide_encoding``)."""
     return f"save it as UTF-8 without a byte-order mark (e.g. iconv -f {iconv_name} -t UTF-8)"
+
+
+def wide_refusal(data: bytes) -> tuple[str, str] | None:
+    """The one problem of ``data`` saved as UTF-16 or UTF-32 (``wide_encoding``), (what is wrong, how to fix),
+    as every reader of the changelog says it at its line 1; None for any other bytes."""
+    wide = wide_encoding(data)
+    return (f"file is {wide[0]} text, not UTF-8", save_wide_as_utf8(wide[1])) if wide else None
