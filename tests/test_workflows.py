@@ -1845,7 +1845,11 @@ def benchmark_job_run(tmp_path: Path, origin: Path, main_sha: str, pr_sha: str, 
                 "GITHUB_WORKSPACE": str(work), "GITHUB_SHA": main_sha, "GITHUB_REF": "refs/heads/main",
                 "GITHUB_ENV": str(temp / "github_env"), "GITHUB_RUN_ID": "42", "GITHUB_RUN_ATTEMPT": "1",
                 "RUNNER_TEMP": str(temp), "RUNNER_NAME": "b300-nv_00", "GITHUB_ACTIONS": "true", "CI": "true"}
-    artifacts = {"matrix.json": json.dumps(matrix).encode(), "job-context.json": json.dumps(context_doc).encode()}
+    artifacts = {jobfile.MATRIX_FILE: json.dumps(matrix).encode(),
+                 jobfile.CONTEXT_FILE: json.dumps(context_doc).encode()}
+    # the digest run-sweep.yml's setup job publishes of that artifact (tests/test_matrix_digest_s47b.py)
+    context[f"inputs.{fields.MATRIX_DIGEST_INPUT}"] = fanout.matrix_digest(
+        artifacts[jobfile.MATRIX_FILE], artifacts[jobfile.CONTEXT_FILE])
     return work, temp, {"workspace": work, "origin": origin, "context": context, "base_env": base_env,
                         "artifacts": artifacts}
 

@@ -33,9 +33,11 @@ from sweepgate.workflow.fanout import (
     FANOUT,
     MAX_JOB_OUTPUT_BYTES,
     MAX_MATRIX_JOBS,
+    check_matrix_digest,
     job_env,
     job_row,
     load_json,
+    matrix_digest,
     split,
     summarize,
 )
@@ -139,10 +141,20 @@ def _run_split(args) -> int:
                              "pass the default branch's checkout (every row's runner must be listed there)")
         main_runners = checked_runners(args.runners)
         check_runners(matrix, runner_labels(main_runners), source=args.matrix, runners=main_runners)
+    # The artifact's digest, a job output no later job can change: each benchmark job's `ci row-env` refuses
+    # a matrix artifact that is not these bytes (fanout.check_matrix_digest).
+    context, missing = _job_context(args, matrix) if args.job_context else (None, [])
+    digest = matrix_digest(_read_matrix_bytes(args.matrix), context)
     outputs = split(matrix, max_jobs=args.max_jobs, max_bytes=args.max_bytes, source=args.matrix,
-                    canary=args.canary)
-    if args.job_context:  # first: a context that cannot be written leaves no outputs behind
-        _write_job_context(args, matrix)
+                    canary=args.canary, digest=digest)
+    if context is not None:  # first: a context that cannot be written leaves no outputs behind
+        from pathlib import Path
+
+        from sweepgate.core.atomic import atomic_write
+
+        atomic_write(Path(args.job_context), context)
+        if missing:
+            print(f"sweepgate ci split: no config key for rows {', '.join(missing)}", file=sys.stderr)
     _write_kv(args.output, "GITHUB_OUTPUT", outputs)
     used = ", ".join(f"{k}={outputs[k + '_jobs']}" for k in FANOUT if outputs[k + "_jobs"] != "0")
     canaries = outputs["canary_jobs"]
@@ -151,13 +163,22 @@ def _run_split(args) -> int:
     return 0
 
 
-def _write_job_context(args, matrix: dict) -> None:
-    """The job context (core.jobfile): each row id's config key, found by expanding the configs at the
-    matrix's head revision in --keys-from; the PR's ref (main's only for a push) and the head commit."""
-    from pathlib import Path
+def _read_matrix_bytes(path: str) -> bytes:
+    """The matrix file's bytes, as the artifact will carry them (load_json read it a moment ago)."""
+    from sweepgate.core.errors import os_failure
 
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise os_failure(path, "cannot read the matrix", exc, "check the path") from None
+
+
+def _job_context(args, matrix: dict) -> tuple[bytes, list[str]]:
+    """The job context (core.jobfile), as the file's bytes: each row id's config key, found by expanding the
+    configs at the matrix's head revision in --keys-from; the PR's ref (main's only for a push) and the head
+    commit. With it, the row ids no config key was found for."""
     from sweepgate.core import jobfile
-    from sweepgate.core.atomic import atomic_write
     from sweepgate.core.rowkeys import matrix_row_keys
     from sweepgate.workflow.fanout import rows_with_ids
 
@@ -167,10 +188,8 @@ def _write_job_context(args, matrix: dict) -> None:
     keys = matrix_row_keys(args.keys_from, matrix, rows) if rows else []
     ref = jobfile.pr_ref(args.pr_number) if args.pr_number is not None else (os.environ.get("GITHUB_REF") or None)
     doc = jobfile.context(ref, args.commit or None, dict(zip(ids, keys)))
-    atomic_write(Path(args.job_context), (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
     missing = sorted(i for i, k in zip(ids, keys) if k is None)
-    if missing:
-        print(f"sweepgate ci split: no config key for rows {', '.join(missing)}", file=sys.stderr)
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode(), missing
 
 
 def _check_keys_from(root: str) -> None:
@@ -194,7 +213,10 @@ def _run_row_env(args) -> int:
         check_tools(args.tools)  # before the row: a wrong path is the first thing to fix
     text = args.row if args.row is not None else os.environ.get("ROW", "")
     row_id = args.row_id if args.row_id is not None else os.environ.get("ROW_ID", "")
-    row = job_row(text, row_id, args.matrix or os.environ.get("MATRIX_FILE"))
+    matrix_file = args.matrix or os.environ.get("MATRIX_FILE")
+    if not text and row_id and matrix_file:  # the row comes from the run's matrix artifact
+        _check_matrix_digest(args, matrix_file)
+    row = job_row(text, row_id, matrix_file)
     runner = args.runner_name or os.environ.get(RUNNER_NAME_ENV, "")
     named_at = "--runner-name" if args.runner_name else RUNNER_NAME_ENV  # where a runner outside the pool is said
     result_dir = args.result_dir or os.environ.get(RESULT_DIR_ENV) or JOB_RESULT_DIR
@@ -219,6 +241,23 @@ def _run_row_env(args) -> int:
     if args.tools:  # the job's own step, before its benchmark (by hand, a rehearsal's results stay)
         _clear_leftovers(env[RESULT_DIR_ENV], env[RESULT_FILENAME_ENV])
     return 0
+
+
+def _check_matrix_digest(args, matrix_file: str) -> None:
+    """Before anything of the row is read: the matrix artifact must be the one run-sweep.yml's setup job
+    published the digest of (--matrix-digest, else $MATRIX_DIGEST, which the templates always set: set and
+    empty is a caller that passed none, refused). Neither given (a row looked up by hand): no check."""
+    from sweepgate.commands.results_sidecar import CONTEXT_ENV
+    from sweepgate.core.fields import MATRIX_DIGEST_ENV
+
+    if args.matrix_digest is not None:
+        digest, told = args.matrix_digest, "--matrix-digest"
+    elif (digest := os.environ.get(MATRIX_DIGEST_ENV)) is not None:
+        told = MATRIX_DIGEST_ENV
+    else:
+        return
+    context = args.job_context or os.environ.get(CONTEXT_ENV) or None
+    check_matrix_digest(matrix_file, context, digest.strip(), told)
 
 
 def _clear_leftovers(folder: str, name: str) -> None:
@@ -459,6 +498,30 @@ def _add_split_parser(sub) -> None:
     p.set_defaults(_ci=_run_split)
 
 
+def _add_row_env_parser(sub) -> None:
+    p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "
+                       "(appends to $GITHUB_ENV)")
+    p.add_argument("--row", type=argtypes.not_empty, help="row JSON (default: $ROW)")
+    p.add_argument("--row-id", type=argtypes.not_empty, help="<kind>/<index> from `ci split` (default: $ROW_ID)")
+    p.add_argument("--matrix", type=argtypes.not_empty,
+                   help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
+    p.add_argument("--matrix-digest", type=argtypes.not_empty, metavar="SHA256",
+                   help="the matrix artifact's digest the setup job published (`ci split`'s matrix_digest output): "
+                   "refuse a --matrix (and --job-context) that differs (default: $MATRIX_DIGEST, when set)")
+    p.add_argument("--job-context", type=argtypes.not_empty, metavar="FILE",
+                   help="the job-context.json beside --matrix in the artifact, for --matrix-digest "
+                   "(default: $JOB_CONTEXT_FILE)")
+    p.add_argument("--runner-name", type=argtypes.not_empty, help="default: $RUNNER_NAME")
+    p.add_argument("--result-dir", type=argtypes.not_empty, help=f"default: $RESULT_DIR or '{JOB_RESULT_DIR}'")
+    p.add_argument("--output", type=argtypes.not_empty,
+                   help="file to append to (default: $GITHUB_ENV, else stdout; '-': stdout)")
+    p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
+                   help="main's checkout (launchers, configs/runners.yaml): also take "
+                   "the job's run identity now, before the benchmark can change a file, for `results sidecar`, "
+                   "and remove what an earlier job left in RESULT_DIR under this job's result names")
+    p.set_defaults(_ci=_run_row_env)
+
+
 def add_arguments(parser) -> None:
     sub = parser.add_subparsers(dest="ci_command", metavar="ACTION", required=True)
     p = sub.add_parser("decide", help="event -> run/mode/reason outputs (reads GITHUB_EVENT_PATH)")
@@ -476,21 +539,7 @@ def add_arguments(parser) -> None:
     p.set_defaults(_ci=_run_decide)
 
     _add_split_parser(sub)
-    p = sub.add_parser("row-env", help="matrix row ($ROW, or $ROW_ID in $MATRIX_FILE) -> job environment "
-                       "(appends to $GITHUB_ENV)")
-    p.add_argument("--row", type=argtypes.not_empty, help="row JSON (default: $ROW)")
-    p.add_argument("--row-id", type=argtypes.not_empty, help="<kind>/<index> from `ci split` (default: $ROW_ID)")
-    p.add_argument("--matrix", type=argtypes.not_empty,
-                   help="the run's matrix.json, for --row-id (default: $MATRIX_FILE)")
-    p.add_argument("--runner-name", type=argtypes.not_empty, help="default: $RUNNER_NAME")
-    p.add_argument("--result-dir", type=argtypes.not_empty, help=f"default: $RESULT_DIR or '{JOB_RESULT_DIR}'")
-    p.add_argument("--output", type=argtypes.not_empty,
-                   help="file to append to (default: $GITHUB_ENV, else stdout; '-': stdout)")
-    p.add_argument("--tools", type=argtypes.not_empty, metavar="DIR",
-                   help="main's checkout (launchers, configs/runners.yaml): also take "
-                   "the job's run identity now, before the benchmark can change a file, for `results sidecar`, "
-                   "and remove what an earlier job left in RESULT_DIR under this job's result names")
-    p.set_defaults(_ci=_run_row_env)
+    _add_row_env_parser(sub)
 
     from sweepgate.commands import ci_audit, ci_github, ci_watch
 

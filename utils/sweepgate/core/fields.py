@@ -194,6 +194,11 @@ MAIN_BRANCH = "main"
 MAIN_REF = f"refs/heads/{MAIN_BRANCH}"
 # The reusable workflows a sweep's jobs run in (the matrix's single-node and multi-node rows), beside it.
 BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE = "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"
+# The matrix artifact's digest (sha256 of matrix.json and job-context.json as `ci split` wrote them,
+# workflow.fanout.matrix_digest): run-sweep.yml's setup job publishes it as a job output (`ci split` writes
+# it), every job that calls a benchmark template passes it as an input, and the template gives it to `ci
+# row-env`, which refuses a downloaded artifact whose digest differs (one replaced after setup uploaded it).
+MATRIX_DIGEST_OUTPUT, MATRIX_DIGEST_INPUT, MATRIX_DIGEST_ENV = "matrix_digest", "matrix-digest", "MATRIX_DIGEST"
 # The matrix entry point. An append-only base must have it: a revision without a
 # matrix generator never published a matrix to append to.
 MATRIX_ENTRY_POINT = "utils/process_changelog.py"

@@ -41,6 +41,7 @@ SUCCESS, FAILURE, CANCELLED = STATUSES = ("success", "failure", "cancelled")  # 
 # What the GPU side knows about the jobs it dispatched, beside matrix.json in the run's matrix
 # artifact (`sweepgate ci split --job-context`): the sweep's ref and commit, and each row's
 # config key by split row id; `sweepgate results sidecar` reads it ($JOB_CONTEXT_FILE).
+MATRIX_FILE = "matrix.json"  # the run's matrix, which the same artifact carries
 CONTEXT_FILE = "job-context.json"
 CONTEXT_CONFIG_KEYS = "config-keys"   # row id (<kind>/<index>) -> config key
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from sweepgate.core import fields
 from sweepgate.core import github
@@ -210,7 +211,8 @@ def canaries(kinds: dict[str, list[dict]]) -> list[tuple[str, int]]:
 
 
 def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX_JOB_OUTPUT_BYTES,
-          capacity: dict[str, int] | None = None, source: str = "matrix", canary: bool = False) -> dict[str, str]:
+          capacity: dict[str, int] | None = None, source: str = "matrix", canary: bool = False,
+          digest: str | None = None) -> dict[str, str]:
     """Matrix -> job outputs ``<kind>_<i>`` (each a strategy.matrix JSON or '') plus totals.
 
     A matrix entry is a reference, ``{"runner", "id", "name"}``: whole rows would
@@ -218,7 +220,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
     benchmark job resolves ``id`` (``<kind>/<index>``) in the run's ``matrix``
     artifact with ``row_for_id``. Each chunk has at most ``max_jobs`` entries and
     all outputs together fit ``max_bytes`` (UTF-16, as GitHub counts). Raises
-    SweepgateError rather than drop a row.
+    SweepgateError rather than drop a row. ``digest`` (``matrix_digest``): one more output, in the budget.
     """
     if not 1 <= max_jobs <= MAX_MATRIX_JOBS:
         raise fail("--max-jobs", 0, f"{max_jobs} rows per chunk is outside 1..{MAX_MATRIX_JOBS}",
@@ -247,6 +249,7 @@ def split(matrix: dict, *, max_jobs: int = MAX_MATRIX_JOBS, max_bytes: int = MAX
         outputs[f"{kind}_jobs"] = str(len(rows))
         total += len(rows)
     outputs["jobs"] = str(total)
+    outputs.update({fields.MATRIX_DIGEST_OUTPUT: digest} if digest is not None else {})
     size = sum(_utf16_size(k) + _utf16_size(v) for k, v in outputs.items())
     if size > max_bytes:
         raise fail(source, 0,
@@ -324,6 +327,53 @@ def job_row(text: str, row_id: str, matrix_file: str | None) -> dict:
                        "pass --matrix or set MATRIX_FILE to the run's matrix.json")
         return row_for_id(load_json(matrix_file, "matrix"), row_id, matrix_file)
     raise fail("ROW", 0, "no matrix row given", "set ROW to toJSON(matrix.row), or ROW_ID and MATRIX_FILE")
+
+
+def matrix_digest(matrix: bytes, job_context: bytes | None) -> str:
+    """The matrix artifact's digest (``fields.MATRIX_DIGEST_OUTPUT``): sha256 of its matrix.json and its
+    job-context.json, each by its name (``core.digest.files_sha``; ``None``: the artifact holds no context)."""
+    from sweepgate.core.digest import files_sha
+
+    return files_sha((jobfile.MATRIX_FILE, jobfile.CONTEXT_FILE),
+                     {jobfile.MATRIX_FILE: matrix, jobfile.CONTEXT_FILE: job_context})
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+DIGEST_FIX = ("re-run the whole workflow (Re-run all jobs: its setup job uploads the matrix again and publishes its "
+              "digest), and look in this run for the job that uploaded an artifact of that name")
+
+
+def check_matrix_digest(matrix_file: str, context_file: str | None, expected: str, told: str) -> None:
+    """Refuse the run's matrix artifact, as this job downloaded it (``matrix_file`` and, when named, the
+    ``context_file`` beside it), unless its digest is ``expected``: the one run-sweep.yml's setup job
+    published as a job output (``told``: the flag or variable it came by), which no later job can change.
+    A job of the run holding its Actions token (an approved multi-node script) can replace the artifact
+    before later jobs download it; their rows would then be ones no maintainer approved."""
+    if not _SHA256.fullmatch(expected):
+        said = f"'{expected}' is not a sha256 (64 lowercase hex digits)" if expected else "is empty"
+        raise fail(told, 0, f"{said}: a job taking its row from the run's matrix artifact checks the artifact "
+                   "against the digest the setup job published",
+                   f"pass the setup job's {fields.MATRIX_DIGEST_OUTPUT} output (`sweepgate ci split` writes it) "
+                   f"as the template's {fields.MATRIX_DIGEST_INPUT} input")
+    matrix = _artifact_file(matrix_file)
+    if matrix is None:
+        raise fail(matrix_file, 0, "matrix not found", "check the path the run's matrix artifact was downloaded to")
+    found = matrix_digest(matrix, _artifact_file(context_file) if context_file else None)
+    if found != expected:
+        raise fail(matrix_file, 0, f"the matrix artifact's digest is {found[:12]}..., not the {expected[:12]}... "
+                   f"the setup job published ({told}): it was replaced after setup uploaded it, and no row of "
+                   "it runs", DIGEST_FIX)
+
+
+def _artifact_file(path: str) -> bytes | None:
+    """A file of the downloaded matrix artifact, as bytes; None when the artifact holds none there."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:  # a link to nothing is said as one (os_failure), a missing file is no file
+        if isinstance(exc, FileNotFoundError) and link_trouble(path) is None:
+            return None
+        raise os_failure(path, "cannot read the run's matrix artifact", exc, "check the path") from None
 
 
 def row_for_id(matrix: dict, row_id: str, source: str = "matrix") -> dict:
