@@ -43,16 +43,36 @@ def _task_scores(value) -> bool:
 
 
 def refuse_scores_alone(doc, path: str, line: int) -> None:
-    """Refuse lm-eval's task scores without the file around them (its ``results`` block copied out, as
-    model cards and READMEs show it, alone or under "results"): the run's model, settings, versions and
-    sample counts are not stated, so no eval of it can be stored or compared. Return for anything else."""
-    block = doc.get("results") if isinstance(doc, dict) and doc.keys() == {"results"} else doc
+    """Refuse lm-eval's task scores without the file around them: its ``results`` block copied out, as
+    model cards and READMEs show it, alone or under "results"; kept under "results" by another tool beside
+    keys of its own (an eval wrapper's summary); or under "all" with each task again beside it (the digest a
+    Hugging Face details dataset's card shows). The run's model, settings, versions and sample counts are not
+    stated, so no eval of it can be stored or compared. Return for anything else."""
+    block, where = _scores_block(doc)
     if not (isinstance(block, dict) and block and all(_task_scores(v) for v in block.values())):
         return
-    raise fail(path, line, f"format: lm-eval's task scores alone ({', '.join(list(block)[:3])}"
-               f"{', ...' if len(block) > 3 else ''}: a results block without the configs, versions and "
-               "n-samples lm-eval writes beside it), not its results file",
+    names = f"{', '.join(list(block)[:3])}{', ...' if len(block) > 3 else ''}"
+    raise fail(path, line, f"format: lm-eval's task scores {where} ({names}: a results block without the configs, "
+               "versions and n-samples lm-eval writes beside it), not its results file",
                "ingest the results_<time>.json lm_eval wrote under --output_path, or remove the file")
+
+
+def _scores_block(doc) -> tuple[object, str]:
+    """(what may be lm-eval's task scores in ``doc``, where they are, in words): the ``results`` block of a
+    document of nothing else, or beside another tool's own keys (which are named); the block under "all" where
+    every other key is a task's scores again; else ``doc`` itself."""
+    if not isinstance(doc, dict):
+        return doc, "alone"
+    results, every = doc.get("results"), doc.get("all")
+    if isinstance(results, dict) and doc.keys() != {"results"}:
+        others = [key for key in doc if key != "results"]
+        return results, (f"under \"results\" beside another tool's keys {', '.join(others[:3])}"
+                         f"{', ...' if len(others) > 3 else ''}")
+    if isinstance(results, dict):
+        return results, "alone"
+    if isinstance(every, dict) and all(_task_scores(value) for key, value in doc.items() if key != "all"):
+        return every, "under \"all\" with each task again beside it, as a Hugging Face details dataset's card shows them"
+    return doc, "alone"
 
 
 def _is_adapter_result(doc: dict) -> bool:
