@@ -109,7 +109,7 @@ def _limit_words(entry: dict) -> str:
 def incomparable(head: dict, base: dict, run: str) -> str | None:
     """Why baseline run ``run``'s eval entry ``base`` is no baseline for this run's ``head`` (one task, metric and
     filter at one point): other samples (lm-eval's effective counts; where one is unknown, the ``--limit`` both
-    files state), another few-shot count, or prompts put otherwise (``_prompted_otherwise``); None when nothing
+    files state), another version of the task, another few-shot count, or prompts put otherwise (``_prompted_otherwise``); None when nothing
     both say differs. An unknown differs from nothing
     (a group stored before its subtasks' counts were added up, a file of before n-shot)."""
     # "this run", not "the PR": the run compared may be main's own or a branch's
@@ -120,6 +120,10 @@ def incomparable(head: dict, base: dict, run: str) -> str | None:
     elif R.EVAL_LIMIT in head and R.EVAL_LIMIT in base and head[R.EVAL_LIMIT] != base[R.EVAL_LIMIT]:
         return (f"limits differ ({_limit_words(head)} in this run, {_limit_words(base)} in baseline run {run}): "
                 f"{LIMITED}")
+    versions = head.get(R.EVAL_TASK_VERSION), base.get(R.EVAL_TASK_VERSION)
+    if None not in versions and not _same_version(*versions):
+        return (f"task versions differ ({versions[0]} in this run, {versions[1]} in baseline run {run}): "
+                f"{OTHER_TASK}")
     shots = head.get(R.EVAL_SHOTS), base.get(R.EVAL_SHOTS)
     if None not in shots and shots[0] != shots[1]:
         return (f"few-shot counts differ ({shots[0]}-shot in this run, {shots[1]}-shot in baseline run {run}): "
@@ -128,6 +132,13 @@ def incomparable(head: dict, base: dict, run: str) -> str | None:
 
 
 OTHER_PROMPTS = "the model answered other prompts"
+OTHER_TASK = "lm-eval changed the task between them (its prompts, answers or scoring)"
+
+
+def _same_version(one, other) -> bool:
+    """Whether two task versions (``R.EVAL_TASK_VERSION``) are one: 3 and 3.0 are, as lm-eval writes either."""
+    numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in (one, other)]
+    return one == other if numbers == [True, True] else str(one) == str(other)
 
 
 def _template_words(sha: str | None) -> str:

@@ -427,6 +427,9 @@ EVAL_HIGHER = "higher_is_better"  # as the eval's file states it (lm-eval's high
 # run's --limit (a count, a fraction of the task, or null for none). A score is compared only with one run alike
 # (``evals.incomparable``); absent from an entry whose file did not say, and from one an older sweepgate stored.
 EVAL_SHOTS, EVAL_LIMIT = "n-shot", "limit"
+# The task's version as lm-eval wrote it (``versions``: 3.0, or 0.3's 0; lm-eval bumps it when it changes the task's
+# prompts, answers or scoring): a score is compared only with one of the same version, where both files state one.
+EVAL_TASK_VERSION = "task-version"
 # How lm-eval 0.4.3+ put the prompts to the model, where its file says: whether the few-shot examples went as turns of
 # a conversation (``fewshot_as_multiturn``), the chat template it applied (``--apply_chat_template``: the template's
 # SHA-256, lm-eval's ``chat_template_sha``; "" where it applied one it recorded no text of, an API model's server's

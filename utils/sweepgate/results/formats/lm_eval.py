@@ -321,6 +321,15 @@ def _shots(task: str, doc: dict, seen: set):
     return _count(_dict(doc.get("config")).get("num_fewshot"))
 
 
+def _task_version(task: str, doc: dict) -> float | str | None:
+    """A task's version as its file's ``versions`` states it: a number (lm-eval 0.4's 3.0, a group's 2, 0.3's 0) or
+    a name (0.4.0's "Yaml"); None where it states none (absent, null, or "N/A", a group's without one)."""
+    value = _dict(doc.get("versions")).get(task)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return value if isinstance(value, str) and value.strip() and value != "N/A" else None
+
+
 def _limit(doc: dict) -> tuple[bool, float | None]:
     """(whether the file states the run's --limit, its value): lm-eval's ``config.limit`` (null: none; a count, or
     below 1 a fraction of each task); not stated where there is no config or its limit is no such value."""
@@ -371,14 +380,16 @@ def _prompting(doc: dict) -> dict:
 
 
 def _run_settings(doc: dict, evals: list[dict]) -> None:
-    """Each score's few-shot count, the run's --limit (R.EVAL_SHOTS, R.EVAL_LIMIT) and how it prompted the model
-    (``_prompting``), where the file says them: a score is compared only with a baseline's run alike
+    """Each score's few-shot count and task version, the run's --limit (R.EVAL_SHOTS, R.EVAL_TASK_VERSION,
+    R.EVAL_LIMIT) and how it prompted the model (``_prompting``), where the file says them: a score is compared only with a baseline's run alike
     (``evals.incomparable``)."""
     stated, limit = _limit(doc)
     prompting = _prompting(doc)
     for entry in evals:
         if (shots := _shots(entry[R.EVAL_TASK], doc, set())) is not None:
             entry[R.EVAL_SHOTS] = shots
+        if (version := _task_version(entry[R.EVAL_TASK], doc)) is not None:
+            entry[R.EVAL_TASK_VERSION] = version
         if stated:
             entry[R.EVAL_LIMIT] = limit
         entry.update(prompting)
