@@ -62,6 +62,9 @@ REFUSED = {
     "sglang/sglang_bench_one_batch_server_oldkeys_bs8192_15runs.jsonl":
         "1:1: format: an SGLang bench_one_batch result (one static batch's latency, no serving requests or "
         "concurrency); ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency",
+    "sglang/sglang_bench_one_batch_prefill_only_output_len1_no_decode_keys.jsonl":
+        "1:1: format: an SGLang bench_one_batch result (one static batch's latency, no serving requests or "
+        "concurrency); ingest sglang.bench_serving's --output-file JSONL, a serving run at a concurrency",
     "other/custom_latency_sweep_sglang0.4.7_llama3-8b_a10_5maxtokens.json":
         "1:1: format: unknown JSON output (expected vLLM bench serve JSON/JSONL, SGLang bench_serving JSONL, "
         "AIPerf/GenAI-Perf JSON or CSV, lm-eval results JSON); ingest the job's $RESULT_FILENAME.json, or remove "
