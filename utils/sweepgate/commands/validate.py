@@ -99,20 +99,49 @@ def _imported(problems: list) -> bool:
     return bool(errors) and all(rule in IMPORT_RULES for rule in errors)
 
 
-def _refused(git, args, changelog: str, problems: list) -> int:
-    """Print every problem (stderr) and each file's total (stdout); exit 1. Before a first commit, checked
-    against the empty history, one more stdout line gives the way out for importing an existing changelog."""
+def _base_label(git, args, base: str) -> str:
+    """BASE as the author knows it: the --base-ref given, else (--staged) the upstream whose merge-base it is, else
+    its commit, short."""
+    from sweepgate.core.upstream import upstream_named
+
+    if args.base_ref:
+        return F.short_sha(args.base_ref)
+    named = upstream_named(git)
+    return named[0] if named and named[1] == base else F.short_sha(base)
+
+
+def _also_on(d, label: str):
+    """``d`` with `` (also on LABEL)`` at the end of its line (its fix's, else its message's): the problem is
+    BASE's too, so not this change's doing; still reported, and still refused."""
+    from sweepgate.core.errors import Diagnostic
+
+    suffix = f" (also on {label})"
+    message, hint = (d.message, d.hint + suffix) if d.hint else (d.message + suffix, d.hint)
+    return Diagnostic(d.file, d.line, d.col, d.rule, message, hint, d.severity, in_file=d.in_file)
+
+
+def _refused(git, args, changelog: str, problems: list, on_base: list | None = None, base: str = "") -> int:
+    """Print every problem (stderr) and each file's total (stdout); exit 1. ``on_base``: those BASE has too, each
+    marked on its line, and one stdout line counts them (None: BASE's were not asked). Before a first commit,
+    checked against the empty history, one more stdout line gives the way out for importing an existing
+    changelog."""
     from collections import Counter
 
     from sweepgate.core.collector import problems_in
 
-    emit(problems)
+    label = _base_label(git, args, base) if on_base is not None else ""
+    old = set(map(id, on_base or ()))
+    emit([_also_on(d, label) if id(d) in old else d for d in problems])
     # Each file's total under its own name, on stdout: stderr holds one line per problem and
     # nothing else (CONTRACTS §2), for the tools that count or match them.
     for file in Counter(d.file for d in problems):
         n = problems_in(d for d in problems if d.file == file)  # a capped rule's "N more" line counts N
         print(f"{shown_path(file)}: {n} problem{'s' if n != 1 else ''}; "
               f"fix {'them' if n != 1 else 'it'} and rerun")
+    if on_base is not None:
+        total, known = problems_in(problems), len(on_base)
+        print(f"{known} of {count(total, 'problem')} {'was' if known == 1 else 'were'} already on "
+              f"{label}; {total - known} {'is' if total - known == 1 else 'are'} new")
     if args.staged and not args.base_ref and _imported(problems) and not git.commit_of("HEAD"):
         # docs/changelog-rules.md, *pre-commit*
         print(f"{shown_path(changelog)}: checked as this repository's first commit, against the empty history before it, "
@@ -145,7 +174,7 @@ def run(args) -> int:
     outcome = validate(git, base, args.head_ref, opts)
     problems = outcome.all()
     if problems:
-        return _refused(git, args, opts.changelog, problems)
+        return _refused(git, args, opts.changelog, problems, outcome.on_base, base)
     if outcome.appended_entries:
         what = f"{outcome.appended_entries} appended entr{'ies' if outcome.appended_entries != 1 else 'y'}"
     elif outcome.corrections:

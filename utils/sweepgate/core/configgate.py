@@ -12,6 +12,10 @@ reads and nothing else), the gate therefore:
    key given twice in one file. PyYAML (and so ``process_changelog.py``, like the
    reference) silently keeps the last one. Only blocks that differ from BASE are
    scanned, so a duplicate already on main never blocks an unrelated change.
+
+When the change is refused for problems in those files, ``also_on_base`` says which of them
+BASE has too (checked the same way, its blocks mostly from the verdict cache), so the author
+tells the problems they caused from those main already had; none is dropped.
 """
 
 from __future__ import annotations
@@ -57,16 +61,38 @@ def changed_inputs(git, base_sha: str, head_sha: str,
     return {p: (old.get(p), new.get(p)) for p in changed}
 
 
-def config_problems(git, head_sha: str, worktree: bool = False) -> list[Diagnostic]:
-    """Every problem the matrix step would find in HEAD's configs and runners."""
+def config_problems(git, head_sha: str, worktree: bool = False, located: bool = True) -> list[Diagnostic]:
+    """Every problem the matrix step would find in HEAD's configs and runners (``located``: False, each at line 0,
+    its place not looked for)."""
     from sweepgate.core.check import check_revision
     from sweepgate.core.load import load_revision
 
     try:
-        check_revision(load_revision(git, head_sha, worktree=worktree))
+        rev = load_revision(git, head_sha, worktree=worktree)
+        for doc in () if located else [*rev.masters, rev.runners]:
+            doc.located = False
+        check_revision(rev)
     except SweepgateError as exc:
         return list(exc.diagnostics)
     return []
+
+
+def also_on_base(git, base_sha: str, problems: list[Diagnostic], changelog: str) -> list[Diagnostic] | None:
+    """The errors of ``problems`` outside ``changelog`` that BASE's configs and runners file have too: the same
+    file, rule and message (which names the config key and the path in it), at any line, since lines shift: so
+    BASE's are never located, which would compose each failing block again (most of their cost).
+    Each of BASE's problems vouches for one of HEAD's. None, and nothing read, when no such error is refused or
+    BASE holds no master config (the empty history before a first commit): there is nothing to compare."""
+    mine = [d for d in problems if d.file != changelog and d.severity == "error"]
+    if not mine or not master_paths_at(git, base_sha):
+        return None
+    left = Counter((d.file, d.rule, d.message) for d in config_problems(git, base_sha, located=False))
+    found = []
+    for d in mine:
+        if left[d.file, d.rule, d.message] > 0:
+            left[d.file, d.rule, d.message] -= 1
+            found.append(d)
+    return found
 
 
 WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part

@@ -98,6 +98,8 @@ class Outcome:
         self.inputs: list[str] = []  # master configs / runners file the change edits
         self.configs: list[Diagnostic] = []  # their problems (``core.configgate``)
         self.notes: list[Diagnostic] = []  # warnings that pass (never in ``all``)
+        # those of ``all`` that BASE has too (``configgate.also_on_base``); None: BASE was not asked
+        self.on_base: list[Diagnostic] | None = None
         self.changelog = changelog
 
     @property
@@ -439,12 +441,14 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
     and, when it edits them, its master configs and runners file (even without an entry)."""
     outcome = _validate_changelog(git, base_ref, head_ref, opts)
     if opts.run_matrix:
-        from sweepgate.core.configgate import check_inputs
+        from sweepgate.core.configgate import also_on_base, check_inputs
 
-        head_sha = WORKTREE if opts.worktree else git.resolve(head_ref)
+        head_sha, base_sha = WORKTREE if opts.worktree else git.resolve(head_ref), git.resolve(base_ref)
         # A matrix step that ran without a refusal has checked HEAD's configs already.
         full = not outcome.matrix_ran or bool(outcome.matrix)
-        outcome.inputs, outcome.configs = check_inputs(git, git.resolve(base_ref), head_sha, opts.worktree, full)
+        outcome.inputs, outcome.configs = check_inputs(git, base_sha, head_sha, opts.worktree, full)
+        if outcome.matrix or outcome.configs:  # only a refusal for the configs' problems reads BASE's
+            outcome.on_base = also_on_base(git, base_sha, outcome.all(), opts.changelog)
     return outcome
 
 

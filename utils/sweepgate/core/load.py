@@ -621,7 +621,11 @@ class YamlDoc:
 
     ``blocks`` maps each top-level key to the content hash of its block (when the
     file was split for caching); ``blob`` is the content id of the whole file.
+    ``located``: whether ``diag`` finds a problem's line and column (composing the YAML again for them);
+    False where only what the problems are matters (``configgate.also_on_base``): line 0.
     """
+
+    located = True
 
     def __init__(self, path: str, text: str, data: object, blocks: dict[str, str] | None = None, blob: str = ""):
         self.path, self.text, self.data, self.blocks, self.blob = path, text, data, blocks, blob
@@ -645,7 +649,7 @@ class YamlDoc:
         return index.get((), (1, 1))
 
     def diag(self, path: tuple, rule: str, message: str, hint: str = "") -> Diagnostic:
-        line, col = self.locate(path)
+        line, col = self.locate(path) if self.located else (0, 0)
         return Diagnostic(self.path, line, col, rule, message, hint)
 
 
