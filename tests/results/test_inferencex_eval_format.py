@@ -11,7 +11,7 @@ import json
 import math
 
 import pytest
-from helpers import job, run_cli, show_json, vllm_output, write_job
+from helpers import job, no_ref_said, run_cli, show_json, vllm_output, write_job
 from sweepgate.results import record as R
 
 TASK = "kimi_tool_call_schema"
@@ -28,11 +28,12 @@ def artifact(score: float, effective: int, error: dict | None = None) -> dict:
 
 
 def ingest(tmp_path, capsys, doc: dict) -> tuple[int, str, list[dict]]:
+    """(exit code, stderr but its no-ref line, the stored records) of ``doc`` ingested alone (no sidecar, no --row)."""
     out = tmp_path / "results_kimi_vendor_2026-08-01T10-00-00.000000.json"
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(out))
-    return rc, err, show_json(capsys, db)
+    return rc, no_ref_said(err), show_json(capsys, db)
 
 
 def test_an_integration_error_is_a_failed_eval_not_a_zero_score(tmp_path, capsys):

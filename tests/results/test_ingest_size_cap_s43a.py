@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import run_cli  # helpers puts utils/ on sys.path
+from helpers import no_ref_said, run_cli  # helpers puts utils/ on sys.path
 from test_sidecar_identity_s43a import REAL, _folder_with_real, _job_folder, _rows
 
 
@@ -19,7 +19,7 @@ def test_a_result_file_over_the_cap_is_refused_by_its_size_unread(db, tmp_path, 
         f.truncate(MAX_INPUT_BYTES + 1)  # sparse: no gigabytes written
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(folder))
     size, cap = f"{MAX_INPUT_BYTES + 1:,}", f"{MAX_INPUT_BYTES >> 20:,} MiB"
-    assert rc == 1 and err.splitlines() == [
+    assert rc == 1 and no_ref_said(err).splitlines() == [
         f"{big}: {size} bytes, over the {cap} a file ingest reads may hold; check that it is the file "
         "meant: real ones are a few MB"], err
     assert _rows(db) == 1  # the real file beside it is stored

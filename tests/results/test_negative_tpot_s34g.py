@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, SAMPLES, refused_alone, run_cli, show_json
+from helpers import ROOT, SAMPLES, no_ref_said, refused_alone, run_cli, show_json
 
 from sweepgate.results import plausible
 from sweepgate.results import record as R
@@ -42,7 +42,7 @@ def _ingested(capsys, tmp_path, name: str, text: str) -> tuple[list[dict], list[
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(made))
     assert rc == 0, err
-    return show_json(capsys, db), [line.replace(str(made), "OUT") for line in err.splitlines()]
+    return show_json(capsys, db), [line.replace(str(made), "OUT") for line in no_ref_said(err).splitlines()]
 
 
 def test_a_median_tpot_a_hair_below_zero_is_stored_with_a_warning(tmp_path, capsys):

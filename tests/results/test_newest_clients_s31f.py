@@ -18,16 +18,18 @@ import json
 
 import pytest
 
-from helpers import ROOT, run_cli, show_json
+from helpers import ROOT, no_ref_said, run_cli, show_json
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
 
 
 def ingest(capsys, tmp_path, *paths) -> tuple[int, str, str, str]:
+    """(exit code, stdout, stderr but the line saying that what it stored is on no ref, the store) of ``paths``
+    ingested with no sidecar and no --row."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, *map(str, paths))
-    return rc, out, err, db
+    return rc, out, no_ref_said(err, out), db
 
 
 def only_record(capsys, tmp_path, path) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, ROW, SAMPLES, SGLANG_RUNS, refused_alone, run_cli, show_json
+from helpers import ROOT, ROW, SAMPLES, SGLANG_RUNS, no_ref_said, refused_alone, run_cli, show_json
 
 from sweepgate.results import derive, plausible, sniff
 from sweepgate.results import record as R
@@ -45,10 +45,11 @@ def _refused(capsys, tmp_path, made) -> list[str]:
 
 
 def _stored_warned(capsys, tmp_path, made) -> tuple[list[dict], list[str]]:
+    """(the records stored, the lines on stderr but the one saying they are on no ref) of ``made`` ingested alone."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, str(made))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(made))
     assert rc == 0, err
-    return show_json(capsys, db), [line.replace(str(made), "OUT") for line in err.splitlines()]
+    return show_json(capsys, db), [line.replace(str(made), "OUT") for line in no_ref_said(err, out).splitlines()]
 
 
 def test_a_p99_below_its_median_is_refused(tmp_path, capsys):
@@ -160,10 +161,11 @@ def _sglang_model(capsys, tmp_path, change=None, *extra) -> tuple[str, list[str]
     made.parent.mkdir(exist_ok=True)
     made.write_text(json.dumps(doc) + "\n", encoding="utf-8")
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, _, err = run_cli(capsys, "results", "ingest", "--db", db, *extra, str(made))
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, *extra, str(made))
     assert rc == 0, err
     (rec,) = show_json(capsys, db)
-    return rec[R.MODEL], [line.replace(str(made), "OUT") for line in err.splitlines()]
+    said = err if "--row" in extra else no_ref_said(err, out)  # without --row, stored on no ref: one line more
+    return rec[R.MODEL], [line.replace(str(made), "OUT") for line in said.splitlines()]
 
 
 def test_an_sglang_line_stores_its_model_path_not_its_served_alias(tmp_path, capsys):

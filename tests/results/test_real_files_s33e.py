@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, refused_alone, run_cli, show_json
+from helpers import ROOT, no_ref_said, refused_alone, run_cli, show_json
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
@@ -60,7 +60,7 @@ def test_a_line_whose_text_holds_far_fewer_tokens_than_it_counted_is_stored_with
     col = text.splitlines()[0].index('"total_output_tokens_retokenized"') + 1
     hint = ("the server ended its responses early (--ignore-eos off, its context limit, an adapter's "
             "EOS): rerun the point; a tokenizer other than the server's re-tokenizes the text to other counts")
-    assert err.splitlines() == [
+    assert no_ref_said(err).splitlines() == [
         f"{src}:1:{col}: warning: total_output_tokens_retokenized: the responses' text re-tokenizes to 2356 tokens, "
         "1.1% of the 218257 output tokens the line counts (total_output_tokens: what the requests asked for, where "
         "bench_serving took no count from the server), so its output throughput counts tokens never generated; "

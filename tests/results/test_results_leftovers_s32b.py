@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import SAMPLES, SGLANG_RUNS, job, run_cli, show_json, vllm_output, write_job
+from helpers import SAMPLES, SGLANG_RUNS, job, no_ref_said, run_cli, show_json, vllm_output, write_job
 
 from sweepgate.results import ingest, store
 
@@ -27,9 +27,11 @@ SHORT = SAMPLES / "sglang" / "sglang0.5.9_glm5_over_context_short_outputs_c1_tri
 NOT_REPEATED = "not repeated: 1 warning of a file whose results were stored before (said when they were first stored"
 
 
-def _ingest(capsys, db: str, *argv) -> tuple[int, list[str], list[str]]:
+def _ingest(capsys, db: str, *argv, bare: bool = False) -> tuple[int, list[str], list[str]]:
+    """(exit code, stdout's lines, stderr's lines) of `results ingest`; ``bare``: of outputs with no sidecar and no
+    --row, stderr's lines but the one that says the results it stored new are on no ref."""
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, *argv)
-    return rc, out.splitlines(), err.splitlines()
+    return rc, out.splitlines(), (no_ref_said(err, out) if bare else err).splitlines()
 
 
 def _scaled(line: str, scale: float) -> str:
@@ -41,13 +43,13 @@ def _scaled(line: str, scale: float) -> str:
 
 def test_a_reingest_of_a_stored_output_does_not_say_its_warnings_again(tmp_path, capsys):
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    rc, out, err = _ingest(capsys, db, str(SHORT))
+    rc, out, err = _ingest(capsys, db, str(SHORT), bare=True)
     assert rc == 0 and len(err) == 1 and "warning: random_output_len:" in err[0], err
-    rc, out, again = _ingest(capsys, db, str(SHORT))
+    rc, out, again = _ingest(capsys, db, str(SHORT), bare=True)
     assert rc == 0 and again == [], again  # was the same warning, said again
     assert out[0].startswith(NOT_REPEATED + "; --verbose repeats it)") and out[-1].startswith(
         "ingested 1 results (0 new)"), out
-    rc, out, verbose = _ingest(capsys, db, "--verbose", str(SHORT))
+    rc, out, verbose = _ingest(capsys, db, "--verbose", str(SHORT), bare=True)
     assert rc == 0 and verbose == err and not any(line.startswith("not repeated") for line in out), (out, verbose)
 
 
@@ -56,9 +58,9 @@ def test_a_grown_jsonl_warns_of_its_new_lines_only(tmp_path, capsys):
     first = SHORT.read_text(encoding="utf-8")
     grown = tmp_path / "bench.jsonl"
     grown.write_text(first, encoding="utf-8")
-    assert _ingest(capsys, db, str(grown))[0] == 0
+    assert _ingest(capsys, db, str(grown), bare=True)[0] == 0
     grown.write_text(first + _scaled(first, 1.01) + "\n", encoding="utf-8")
-    rc, out, err = _ingest(capsys, db, str(grown))
+    rc, out, err = _ingest(capsys, db, str(grown), bare=True)
     assert rc == 0 and len(err) == 1 and err[0].startswith(f"{grown}:2:") and "random_output_len" in err[0], err
     assert any(line.startswith(NOT_REPEATED) for line in out) and " results (1 new) " in out[-1], out
 
@@ -110,7 +112,7 @@ def test_a_grown_jsonl_keeps_the_run_its_first_ingest_gave_it(tmp_path, capsys):
     lines = _lines()
     for n in (2, 5, 7):
         grown.write_text("".join(lines[:n]), encoding="utf-8")
-        rc, out, err = _ingest(capsys, db, str(grown))
+        rc, out, err = _ingest(capsys, db, str(grown), bare=True)
         assert rc == 0 and err == [], err
     assert out == ["ingested 7 results (2 new) into " + out[-1].split(" into ", 1)[1]], out
     stored = show_json(capsys, db)
@@ -125,9 +127,9 @@ def test_an_appended_vllm_jsonl_and_a_one_line_file_grown_are_one_run(tmp_path, 
     runs = [line.rstrip("\n") for line in _lines()[:3]]
     grown = tmp_path / "vllm.jsonl"
     grown.write_text(runs[0], encoding="utf-8")
-    assert _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown))[0] == 0
+    assert _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown), bare=True)[0] == 0
     grown.write_text("\n".join(runs), encoding="utf-8")
-    rc, out, err = _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown))
+    rc, out, err = _ingest(capsys, db, "--jsonl", str(tmp_path / "all.jsonl"), str(grown), bare=True)
     assert rc == 0 and err == [] and out[-1].startswith("ingested 3 results (2 new)"), (out, err)
     stored = show_json(capsys, db)
     assert sorted(r["result-filename"] for r in stored) == ["vllm.jsonl", "vllm.jsonl#2", "vllm.jsonl#3"]
@@ -141,12 +143,12 @@ def test_a_grown_file_stored_under_its_own_hash_before_keeps_its_run(tmp_path, c
     grown = tmp_path / "bench.jsonl"
     lines = _lines()
     grown.write_text("".join(lines[:4]), encoding="utf-8")
-    assert _ingest(capsys, db, str(grown))[0] == 0
+    assert _ingest(capsys, db, str(grown), bare=True)[0] == 0
     grown.write_text("".join(lines), encoding="utf-8")
     with store.open_store(db) as st:  # as the version before stored it: no earlier runs looked for
         assert st.add(ingest.records_of(grown), sole=True) == 3
     before = show_json(capsys, db)
-    rc, out, err = _ingest(capsys, db, str(grown))
+    rc, out, err = _ingest(capsys, db, str(grown), bare=True)
     assert rc == 0 and err == [] and out[-1].startswith("ingested 3 results (0 new)"), (out, err)
     assert out[0].startswith("skipped 4 runs of files of several runs")  # its first 4 lines, in the other run
     assert show_json(capsys, db) == before and len({r["run-id"] for r in before}) == 2

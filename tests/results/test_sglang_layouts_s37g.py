@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import ROOT, refused_alone, run_cli, show_json
+from helpers import ROOT, no_ref_said, refused_alone, run_cli, show_json
 from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
@@ -77,10 +77,11 @@ def _write(tmp_path, name: str, *lines: dict):
 
 
 def _stored(capsys, tmp_path, src) -> tuple[list[dict], str]:
+    """(the records stored, stderr but its no-ref line) of ``src`` ingested alone (no sidecar, no --row)."""
     db = f"sqlite:///{tmp_path / 'r.db'}"
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(src))
     assert rc == 0, (out, err)
-    return show_json(capsys, db), err
+    return show_json(capsys, db), no_ref_said(err)
 
 
 def test_a_sglang_benchmark_package_line_is_stored_with_the_figures_it_writes(tmp_path, capsys):

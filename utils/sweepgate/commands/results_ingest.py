@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sweepgate.commands import argtypes
 from sweepgate.core import fields as F
-from sweepgate.core.errors import SweepgateError, emit, fail, os_reason, printable
+from sweepgate.core.errors import EXIT_FAIL_ON, SweepgateError, emit, fail, os_reason, printable
 from sweepgate.core.report import count, progress, say
 from sweepgate.results.record import MAX_INTEGER, RESULT_FILENAME, RUN_ID, SOURCE_LINE, is_placeholder
 
@@ -46,6 +46,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--allow-empty", action="store_true",
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
+    parser.add_argument("--fail-on-no-ref", action="store_true",
+                        help="exit 3 when results were stored on no ref (outputs with no .job.json and no --row, which "
+                             "no baseline of results compare takes), after storing and saying them")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
                              "beside their JSON, sweeps' summaries (or their entries) and searches' records beside "
@@ -249,8 +252,9 @@ def run(args) -> int:
         return 1
     problems = [*outcome.problems, *_only_companions(args, files, outcome)]  # the walk's refusals first
     again = [d for _, d in outcome.said_before] if args.verbose else []  # said when first stored: on request
-    if key_warnings or walked.warnings or outcome.warnings or again or problems:
-        emit([*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems])
+    said = [*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems, *_no_ref_warning(outcome.on_no_ref)]
+    if said:
+        emit(said)
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
@@ -267,7 +271,34 @@ def run(args) -> int:
     if outcome.interrupted:
         return _stopped(outcome)
     deferred.analyze()  # after the line: a Ctrl-C meanwhile stops a store already written and said (130)
-    return 1 if problems else 0
+    return 1 if problems else EXIT_FAIL_ON if args.fail_on_no_ref and outcome.on_no_ref else 0
+
+
+NO_REF_RULE = "no-ref"  # the title of the line below under GitHub Actions
+
+
+def _no_ref_warning(on_no_ref: dict[str, int]) -> list:
+    """One warning (none when there is nothing to say) for the results this ingest stored on no ref
+    (``ingest.Outcome.on_no_ref``: outputs with no sidecar and no --row, under their content's hash): no baseline of
+    `results compare` takes them and no PR's run is matched to them, so a run ingested so is as good as lost unless
+    the user is told. At the first such output, counting the others. Not bad input (a parser tried on a sample, a
+    look at one's own run): the exit code stays 0 but under --fail-on-no-ref. Said when they are stored, as a file's
+    warnings are: ingesting the same outputs again adds nothing and says nothing."""
+    from sweepgate.core.errors import Diagnostic
+
+    if not on_no_ref:
+        return []
+    first, n, others = next(iter(on_no_ref)), sum(on_no_ref.values()), len(on_no_ref) - 1
+    them, it = "them" if n > 1 else "it", "the outputs" if others else "the output"
+    of = f" of {count(others + 1, 'output')} (this one and {count(others, 'other')})" if others else ""
+    return [Diagnostic(first, rule=NO_REF_RULE, severity="warning", in_file=True,
+                       message=f"warning: {count(n, 'result')}{of} stored on no ref (no .job.json beside "
+                               f"{'them' if others else 'it'}, no --row): no baseline of results compare takes {them} "
+                               f"and no PR's run is matched to {them}",
+                       hint=f"ingest {it} again with --row FILE --run-id ID --ref REF --config-key KEY (REF "
+                            "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate test-config` "
+                            "writes FILE), or with the .job.json that the benchmark job's `sweepgate results sidecar` "
+                            f"step writes beside {'each' if others else 'it'}")]
 
 
 def _only_companions(args, files: list, outcome) -> list:

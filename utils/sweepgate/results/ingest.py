@@ -91,6 +91,9 @@ class Outcome:
     alike: list = dataclasses.field(default_factory=list)
     # the warnings of results stored before, not said again (``_not_said_before``): (the file, the warning)
     said_before: list = dataclasses.field(default_factory=list)
+    # the files whose results this ingest stored on no ref (``sidecar.local_record``: no sidecar, no --row), in the
+    # order read, each with how many new ones: said in one line by the command, as no baseline or PR's run holds them
+    on_no_ref: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -1549,6 +1552,8 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     outcome.new += new
     outcome.results += len(records)
     outcome.records.extend(records)
+    if new and any(sidecar.local_record(rec) for rec in records):  # one file is one job's: its records all are
+        outcome.on_no_ref[str(path)] = outcome.on_no_ref.get(str(path), 0) + new
     outcome.warnings.extend(_said_once(warnings, outcome.warnings))  # of stored files only
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
