@@ -196,7 +196,7 @@ def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, ca
         write_job(downloaded, f"res_c{conc}", vllm_output(conc) if status == "success" else None, side)
     values = {"toJSON(needs.*.result)": results, "secrets.SWEEPGATE_DB": db, "github.token": "",
               "needs.decide.outputs.pr_number": "7"}
-    ctx = {"needs.decide.outputs.pr_number": "7"}
+    ctx = {"needs.decide.outputs.pr_number": "7", "needs.run-cancelled.result": "skipped"}  # not cancelled
     result, outputs, ran = run_collect_job(tmp_path, values, ctx)
     upload = "actions/upload-artifact"
     comment = JOBS["comment"]
