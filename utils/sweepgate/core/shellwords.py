@@ -1027,6 +1027,11 @@ def _writes(text: str, code: str, depth: int = 0, literals: "dict[str, tuple[str
 _LONE_EXPANSION = re.compile(r'\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))')
 # An assignment where a command begins, plain or exported (`V='…'`, `export V="…"`), its word quoted whole
 _CODE_ASSIGNMENT = re.compile(r'(?m)(?:^|(?<=[;&|({]))[ \t]*(?:export[ \t]+)?([A-Za-z_]\w*)=')
+# what may follow such an assignment's word for the shell itself to hold it (``_code_literals``): the command's end,
+# not a command's word it would be the prefix of (`V='…' true`), a pipe or a `&` (a subshell's), a line continued
+_SHELL_S_OWN = re.compile(r'[ \t]*(?:$|\n|;(?!;)|&&|\|\||#)', re.MULTILINE)
+# an `unset` and the words after it (``_code_literals``: a name among them is no code the eval's shell holds)
+_UNSET = re.compile(r'(?<![\w./-])unset((?:[ \t]+[^\s;&|)]+)+)')
 
 
 def _code_literals(text: str, parts: tuple) -> dict[str, tuple[str, int]]:
@@ -1039,14 +1044,16 @@ def _code_literals(text: str, parts: tuple) -> dict[str, tuple[str, int]]:
     code, spans, _ = parts
     regions = shellflow.regions(code, spans)
     counts = collections.Counter(m[1] for m in _ASSIGNS.finditer(code))
+    unset = {name for m in _UNSET.finditer(code) for name in m[1].split()}
     found: dict[str, tuple[str, int]] = {}
     own: set[tuple[int, str]] = set()  # (an `export V='…'` is a declaration's write of V too: its own)
     for m in _CODE_ASSIGNMENT.finditer(code):
         word, name = _word(text, m.end()), m[1]  # (the code's quotes are blank: the text says)
         value = word[1:-1] if len(word) > 1 and word[0] == word[-1] and word[0] in "'\"" else None
         if value is None or counts[name] != 1 or word[0] == '"' and re.search(r'[$`\\"]', value) or "'" in value \
-                and word[0] == "'" or any(r.start <= m.start() < r.end for r in regions):
-            continue
+                and word[0] == "'" or any(r.start <= m.start() < r.end for r in regions) or name in unset \
+                or not _SHELL_S_OWN.match(code, m.end() + len(word)) or any(a <= m.start() <= b for a, b in spans):
+            continue  # (s47l: not in a subshell, not a command's prefix, never unset: the eval's shell holds it)
         found[name] = (value, m.end() + len(word))
         own.add((m.start() + len(m[0]) - len(m[0].lstrip()), name))
     for _ in range(2):  # (an `eval` of one may set another: read again with what is left)
