@@ -103,6 +103,7 @@ def test_a_cache_restored_in_run_sweep_is_caught(tmp_path):
     shutil.copytree(WORKFLOWS, copy)
     text = (copy / "run-sweep.yml").read_text()
     marker = "      - uses: actions/setup-python@e797f83bcb11b83ae66e0230d6156d7c80228e7c # v6.0.0\n" \
+             "        if: ${{ !failure() }}\n" \
              "        with:\n          python-version: \"3.11\"\n      - name: Install sweepgate\n"
     assert text.count(marker) == 1
     (copy / "run-sweep.yml").write_text(text.replace(marker, marker.replace(
