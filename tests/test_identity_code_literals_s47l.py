@@ -28,7 +28,10 @@ ELSEWHERE = {"shared/env.sh": "DOCKER_CMD_DETECT='RUN_FILE_FULL=/elsewhere/z.sh'
     "DOCKER_CMD_DETECT='DOCKER_CMD=docker' \\\n  true\n",
     DETECT + "unset DOCKER_CMD_DETECT\n",
     DETECT + "unset -v X DOCKER_CMD_DETECT\n",
-], ids=["subshell", "subshell-after-a-command", "prefix", "prefix-continued", "unset", "unset-among-others"])
+    DETECT + "unset \"$GONE\"\n",
+    DETECT + "unset 'DOCKER_CMD_DETECT'\n",
+], ids=["subshell", "subshell-after-a-command", "prefix", "prefix-continued", "unset", "unset-among-others",
+        "unset-a-name-the-run-gives", "unset-quoted"])
 def test_code_the_eval_s_shell_does_not_hold_leaves_no_identity(tmp_path, detect):
     repo = _built(tmp_path, "cd shared\nbash submit.sh\n", {**_job(detect), **ELSEWHERE})
     assert _identity(repo) is None  # was an identity: the code read as the eval's

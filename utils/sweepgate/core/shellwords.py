@@ -1044,7 +1044,9 @@ def _code_literals(text: str, parts: tuple) -> dict[str, tuple[str, int]]:
     code, spans, _ = parts
     regions = shellflow.regions(code, spans)
     counts = collections.Counter(m[1] for m in _ASSIGNS.finditer(code))
-    unset = {name for m in _UNSET.finditer(code) for name in m[1].split()}
+    unset = {name.strip("'\"") for m in _UNSET.finditer(text) for name in m[1].split()}
+    if any(re.search(r"[$`*?[]", name) for name in unset):  # `unset "$N"`: whichever the run names
+        return {}
     found: dict[str, tuple[str, int]] = {}
     own: set[tuple[int, str]] = set()  # (an `export V='…'` is a declaration's write of V too: its own)
     for m in _CODE_ASSIGNMENT.finditer(code):
