@@ -49,7 +49,8 @@ def test_an_origin_elsewhere_than_github_is_refused_as_before(first_entry):
     git(first_entry, "remote", "add", "origin", "git@gitlab.com:acme/bench.git")
     proc = _add(first_entry)
     assert proc.returncode == 1 and proc.stderr.strip() == (
-        "--repository: cannot tell which repository pr-links point to; pass --repository OWNER/NAME"), proc.stderr
+        "--repository: cannot tell which repository pr-links point to: no pr-link names one, and origin's URL "
+        "names no github.com repository; pass --repository OWNER/NAME"), proc.stderr  # the reason: s47k
 
 
 def test_the_changelog_s_own_links_come_before_origin(first_entry):

@@ -59,7 +59,7 @@ def test_a_repository_pr_links_cannot_be_told_for_is_titled_pr_link(make_repo):
     repo = make_repo(changelog="")
     r = sweepgate(["changelog", "add", "--key", "dsr1-fp4-b300-vllm", "--description", "Bump"], repo.path)
     assert (r.returncode, titles(r)) == (1, ["pr-link"]), r.stderr
-    assert r.stderr.startswith("--repository: cannot tell which repository pr-links point to; "), r.stderr
+    assert r.stderr.startswith("--repository: cannot tell which repository pr-links point to: "), r.stderr
     assert (repo.path / "perf-changelog.yaml").read_text() == ""
     r = sweepgate(["changelog", "canonicalize", "--pr-number", "5", "--base", "main"], repo.path)
     assert (r.returncode, titles(r)) == (1, ["pr-link"]), r.stderr

@@ -77,7 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="the entry runs evals on every selected row, not only the default eval points")
     add.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
-                     help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
+                     help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the repository most pr-links point to, "
+                          "else the GitHub repository origin names)")
     argtypes.add_changelog_file_argument(add, "changelog to append to")
     add.set_defaults(_action=cmd_add)
 
@@ -100,7 +101,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="branch this one will merge into (default: origin/main, "
                                                     "else main)")
     canon.add_argument("--repository", type=owner_name,
-                       help="OWNER/NAME (default: $GITHUB_REPOSITORY or the repository most pr-links point to)")
+                       help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the repository most pr-links point to, "
+                            "else the GitHub repository origin names)")
     argtypes.add_changelog_file_argument(canon, "changelog to rewrite")
     canon.set_defaults(_action=cmd_canonicalize)
 

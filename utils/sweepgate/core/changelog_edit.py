@@ -41,12 +41,24 @@ def _fail(path: str, line: int, rule: str, message: str, hint: str = "") -> Swee
     return SweepgateError(Diagnostic(path, line, 0, rule, message, hint))
 
 
-def _no_repository() -> SweepgateError:
-    """No --repository, and the changelog's pr-links name none either (``prlinks.resolve_repository``)."""
-    from sweepgate.core.github import PASS_REPOSITORY
-    from sweepgate.core.prlinks import PR_LINK
+def _repository(git, explicit: str | None, text: bytes) -> str:
+    """The repository pr-links point to: ``prlinks.resolve_repository`` (--repository, $GITHUB_REPOSITORY, the
+    repository most of ``text``'s pr-links name), else the GitHub repository ``origin`` names (a first entry: where
+    the PR is opened). Else refused, saying whether there is no origin or its URL names no github.com repository
+    (the URL is not shown: one may carry a token)."""
+    from sweepgate.core.github import PASS_REPOSITORY, remote_repository
+    from sweepgate.core.prlinks import PR_LINK, resolve_repository
 
-    return _fail("--repository", 0, PR_LINK, "cannot tell which repository pr-links point to", PASS_REPOSITORY)
+    repo = resolve_repository(explicit, text)
+    if repo:
+        return repo
+    url = git.run("remote", "get-url", "origin", check=False).decode("utf-8", "replace").strip()
+    repo = remote_repository(url) if url else None
+    if repo:
+        return repo
+    why = "origin's URL names no github.com repository" if url else "there is no origin remote"
+    raise _fail("--repository", 0, PR_LINK,
+                f"cannot tell which repository pr-links point to: no pr-link names one, and {why}", PASS_REPOSITORY)
 
 
 # --------------------------------------------------------------------------- reading
@@ -372,14 +384,6 @@ def _once_each(keys: list[str], warn: Callable[[str], None]) -> list[str]:
 DESCRIPTION_FIX = 'say what changed, e.g. --description "Rerun after the driver update"'
 
 
-def _origin_repository(git) -> str | None:
-    """OWNER/NAME of a github.com ``origin``: where the PR is opened when no pr-link says (a first entry)."""
-    from sweepgate.core.github import remote_repository
-
-    url = git.run("remote", "get-url", "origin", check=False).decode("utf-8", "replace")
-    return remote_repository(url) if url.strip() else None
-
-
 def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scenario_types=None,
               evals_only: bool = False, all_evals: bool = False, pr_number: int | None = None,
               repository: str | None = None, warn: Callable[[str], None] = lambda message: None,
@@ -387,7 +391,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     """Append one entry for ``keys`` to the working tree's changelog; ``warn`` hears of broken configs,
     ``committing`` is called right before the file is renamed into place (``atomic_write``)."""
     from sweepgate.core.history import split_lines
-    from sweepgate.core.prlinks import canonical_link, resolve_repository
+    from sweepgate.core.prlinks import canonical_link
 
     edit = Edit()
     existing = _worktree_bytes(git, path)
@@ -395,9 +399,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     history = _history(git, path)
     kept = without_trailing_space(existing, history)  # the whitespace that ends the branch's part goes
     _refuse_unparsable(kept, history, path, warn)
-    repo = resolve_repository(repository, existing) or _origin_repository(git)
-    if not repo:
-        raise _no_repository()
+    repo = _repository(git, repository, existing)
     blank = [n for n, text in enumerate(descriptions, 1) if not text.strip()]
     if blank:
         raise _fail("--description", 0, F.SCHEMA_CHANGELOG_RULE,  # what the schema says of such an entry
@@ -519,7 +521,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
                  committing=None) -> Edit:
     """Replace pull/XXX in this branch's appended entries with the link of PR ``pr_number``."""
     from sweepgate.core.history import split_lines
-    from sweepgate.core.prlinks import canonical_link, resolve_repository
+    from sweepgate.core.prlinks import canonical_link
 
     upstream = base or _default_upstream(git)
     mb = _merge_base(git, "HEAD", git.resolve(upstream, "--base", lambda: existing_upstream(git)))
@@ -527,9 +529,7 @@ def canonicalize(git, path: str, pr_number: int, base: str | None = None, reposi
     base_bytes = _blob(git, mb, path)
     source = _worktree_bytes(git, path)
     branch_appended(git, base_bytes, source, path, "the working-tree changelog", lambda: conflict_fix(git, path))
-    repo = resolve_repository(repository, base_bytes or source) or _origin_repository(git)
-    if not repo:
-        raise _no_repository()
+    repo = _repository(git, repository, base_bytes or source)
     link = canonical_link(repo, pr_number).encode()
     lines = source[len(base_bytes):].split(b"\n")
     first = len(split_lines(base_bytes)) + (0 if not base_bytes or base_bytes.endswith(b"\n") else -1)

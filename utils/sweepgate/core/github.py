@@ -64,9 +64,12 @@ def owner_name(text: str) -> str | None:
     return text or None
 
 
-# A github.com remote's URL: https://github.com/O/N(.git), git@github.com:O/N(.git), ssh://git@github.com/O/N
-REMOTE_URL = re.compile(r"^(?:https://(?:[^@/]+@)?github\.com/|(?:ssh://)?git@github\.com[:/])"
-                        rf"({NAME_PART}/{NAME_PART}?)(?:\.git)?/?$")  # NAME lazily: without its .git
+# A github.com remote's URL, as git takes it (the host in any case): http(s)://[USER[:TOKEN]@]github.com[:PORT]/O/N,
+# ssh://[USER@](ssh.)github.com[:PORT]/O/N (ssh.github.com:443 is GitHub's SSH over the HTTPS port), scp-like
+# [USER@](ssh.)github.com:O/N (USER git, or org-ID of an SSH certificate); each with or without .git and a '/'
+REMOTE_URL = re.compile(r"^(?:https?://(?:[^@/]+@)?github\.com(?::\d+)?/|ssh://(?:[^@/]+@)?(?:ssh\.)?github\.com"
+                        r"(?::\d+)?/|(?:[^@/:]+@)?(?:ssh\.)?github\.com:/?)"
+                        rf"({NAME_PART}/{NAME_PART}?)(?:\.git)?/?$", re.IGNORECASE)  # NAME lazily: without its .git
 
 
 def remote_repository(url: str) -> str | None:
