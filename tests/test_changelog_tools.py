@@ -72,7 +72,8 @@ def test_add_s_placeholder_note_stands_at_the_pr_link_as_the_gate_s_warning(repo
     _, _, err = sg(capsys, "validate", "--base-ref", "HEAD~1", "--head-ref", "HEAD", "--pr-number", "5")
     (warning,) = [x for x in err.splitlines() if "XXX placeholder" in x]
     (note,) = [x for x in out.splitlines() if "note: pr-link ends in XXX" in x]
-    assert note.split(" ")[0] == warning.split(" ")[0] == f"perf-changelog.yaml:{CHANGELOG.count(chr(10)) + 6}:3:", (
+    # at the link itself, after 'pr-link: ' (s47k: both stood at the key, column 3)
+    assert note.split(" ")[0] == warning.split(" ")[0] == f"perf-changelog.yaml:{CHANGELOG.count(chr(10)) + 6}:12:", (
         note, warning)
 
 
@@ -591,7 +592,7 @@ def test_a_lower_case_placeholder_is_told_as_one_and_canonicalize_named(repo, ca
     head = repo.commit()
     rc, _, err = sg(capsys, "validate", "--base-ref", "main", "--head-ref", head, *pr)
     line = err.strip().splitlines()[0]
-    assert rc == 1 and re.fullmatch(r"perf-changelog\.yaml:\d+:3: .*", line), err
+    assert rc == 1 and re.fullmatch(r"perf-changelog\.yaml:\d+:12: .*", line), err
     if pr:  # a PR's check: XXX is allowed, xxx is its misspelling
         assert line.endswith(": pr-link placeholder 'xxx' is not XXX (upper case); write .../pull/XXX, or fill in "
                              "the PR's link now: sweepgate changelog canonicalize --pr-number 42"), line

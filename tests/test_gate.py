@@ -92,7 +92,7 @@ def test_pr_number_and_placeholder_pass(gate):
     # ...with a warning that the push to main will refuse it (new-maintainer review: a PR merged
     # with the placeholder and main's sweep failed in its setup; CONTRACTS section 2 allows it here)
     (line,) = [x for x in result.err.splitlines() if "XXX placeholder" in x]
-    assert line.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: warning: pr-link still has the XXX placeholder; the push "
+    assert line.startswith(f"perf-changelog.yaml:{FIRST + 4}:12: warning: pr-link still has the XXX placeholder; the push "
                            "to main will refuse it once PR #5 merges; before merging, run sweepgate changelog "
                            "canonicalize --pr-number 5"), line
     assert "XXX" not in gate(CHANGELOG + "\n" + entry(), "--pr-number", "5").err
@@ -114,7 +114,7 @@ def test_entry_point_script(repo):
                            "--base-ref", repo.base, "--head-ref", head], capture_output=True, text=True,
                           cwd=repo.path, env={k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")})
     assert proc.returncode == 1
-    assert proc.stderr.startswith(f"perf-changelog.yaml:{FIRST + 4}:3: pr-link still has the XXX placeholder; ")
+    assert proc.stderr.startswith(f"perf-changelog.yaml:{FIRST + 4}:12: pr-link still has the XXX placeholder; ")
     assert "Traceback" not in proc.stderr
 
 

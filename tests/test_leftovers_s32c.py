@@ -117,7 +117,7 @@ def test_a_checkout_s_runners_file_is_named_in_its_schema_errors(make_repo, flag
     argv = (["ci", "row-env", "--row", json.dumps(ROW), "--runner-name", "b300-nv_00", "--output", "env.txt"]
             if flag == "--tools" else ["ci", "split", "--matrix", "m.json", "--output", "out.txt"])
     proc = sweepgate(top, *argv, flag, "main", GITHUB_ACTIONS="true")
-    assert proc.returncode == 1 and proc.stderr.splitlines()[0].startswith("main/configs/runners.yaml:1:1: labels: 3 "), \
+    assert proc.returncode == 1 and proc.stderr.splitlines()[0].startswith("main/configs/runners.yaml:1:9: labels: 3 "), \
         proc.stderr
     assert annotations(proc.stderr)[0].startswith("::error file=main/configs/runners.yaml,line=1::"), proc.stderr
 

@@ -444,7 +444,7 @@ def test_entry_values_the_reference_s_model_converts_are_read_as_it_reads_them(m
     bad = CHANGELOG + canonical.replace("evals-only: true", "evals-only: maybe")
     proc = process_changelog(repo, base, repo.commit_changelog(bad))
     line = bad.splitlines().index("  evals-only: maybe") + 1
-    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:3: evals-only: 'maybe' is not of type 'boolean'" in proc.stderr
+    assert proc.returncode == 1 and f"perf-changelog.yaml:{line}:15: evals-only: 'maybe' is not of type 'boolean'" in proc.stderr
 
 
 @pytest.mark.parametrize("value, want", [

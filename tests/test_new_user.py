@@ -707,7 +707,7 @@ def test_a_warning_line_says_it_is_a_warning(tmp_path):
     proc = sg(repo / "configs", "validate", *REFS, "--pr-number", "7")
     assert proc.returncode == 0, proc.stderr
     (line,) = [x for x in proc.stderr.splitlines() if "XXX placeholder" in x]
-    assert re.match(r"perf-changelog\.yaml:\d+:3: warning: pr-link still has the XXX placeholder; ", line), line
+    assert re.match(r"perf-changelog\.yaml:\d+:12: warning: pr-link still has the XXX placeholder; ", line), line
 
 
 def test_a_note_line_says_it_is_a_note():

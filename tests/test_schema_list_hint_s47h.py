@@ -18,9 +18,9 @@ def test_a_single_config_key_or_description_is_told_the_list_to_write(gate):
     assert result.rc == 1
     said = result.err.splitlines()
     assert said == [
-        f"perf-changelog.yaml:{FIRST}:3: config-keys: 'dsr1-fp4-b300-vllm' is not of type 'array'; write it as a "
+        f"perf-changelog.yaml:{FIRST}:16: config-keys: 'dsr1-fp4-b300-vllm' is not of type 'array'; write it as a "
         "list, [dsr1-fp4-b300-vllm], or one '- ITEM' line an item under it",
-        f"perf-changelog.yaml:{FIRST + 1}:3: description: 'Bump the vLLM image, again' is not of type 'array'; "
+        f"perf-changelog.yaml:{FIRST + 1}:16: description: 'Bump the vLLM image, again' is not of type 'array'; "
         "write it as a list, [\"Bump the vLLM image, again\"], or one '- ITEM' line an item under it",
     ], result.err
 

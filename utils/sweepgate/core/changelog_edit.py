@@ -416,7 +416,7 @@ def add_entry(git, path: str, keys: list[str], descriptions: list[str], *, scena
     edit.report.append(f"{path}:{line}: appended entry for {', '.join(keys)} ({entry[F.PR_LINK]})")
     if not pr_number:  # at the pr-link's value, where the gate warns of the placeholder
         at, key = next((n, ln) for n, ln in enumerate(text.splitlines()) if ln.lstrip().startswith(f"{F.PR_LINK}:"))
-        col = len(key) - len(key.lstrip()) + 1
+        col = len(key) - len(key.split(":", 1)[1].lstrip()) + 1
         edit.report.append(f"{path}:{line + at}:{col}: note: pr-link ends in XXX; after the PR is opened, run "
                            "`sweepgate changelog canonicalize --pr-number N`")
     return edit

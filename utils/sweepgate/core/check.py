@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from sweepgate.core import fields as F
 from sweepgate.core import metrics as METRICS
 from sweepgate.core.errors import Diagnostic, SweepgateError, os_failure
-from sweepgate.core.load import MasterDoc, Revision, YamlDoc, load_doc, parse_yaml, refuse_linked_input
+from sweepgate.core.load import MasterDoc, Revision, YamlDoc, at_value, load_doc, parse_yaml, refuse_linked_input
 
 from sweepgate.core.schemas import SCHEMA_FILES, schema_bytes  # noqa: F401 - re-exported
 
@@ -258,11 +258,11 @@ def schema_problems(data, name: str, prefix: tuple = (), fills: dict[str, str] |
             error.validator_value, dict) else None
         if refused:  # a value the schema refuses by name (envSetting's variables): say why, not the regex
             allowed = error.schema.get("description")
-            out.append((path, f"schema-{name}", f"{where}: {error.instance!r} {refused}",
+            out.append((at_value(path), f"schema-{name}", f"{where}: {error.instance!r} {refused}",
                         f"remove it ({allowed})" if allowed else "remove it"))
             continue
         message, hint = _yaml_slip(error) or (error.message, _hint(error, fills))
-        out.append((path, f"schema-{name}", f"{where}: {message}", hint))
+        out.append((at_value(path), f"schema-{name}", f"{where}: {message}", hint))  # a scalar: at its value
     return list(dict.fromkeys(out))  # once each: a config's if/then/else repeats its type and required fields
 
 

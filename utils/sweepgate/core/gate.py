@@ -49,6 +49,7 @@ from sweepgate.core.history import (
     text_span,
     trailing_newlines,
 )
+from sweepgate.core.load import at_value
 from sweepgate.core.prlinks import PLACEHOLDER, PR_LINK, canonical_link, pr_link_problem, resolve_repository
 from sweepgate.core.textmode import not_valid_utf8, save_as_utf8, wide_encoding, wide_refusal
 
@@ -359,7 +360,7 @@ def _entry_rules(out: Collector, lines: list[bytes], indexes: list[int], repo: s
         if isinstance(entry, dict) and F.PR_LINK in entry:
             problem = pr_link_problem(entry[F.PR_LINK], repo, opts.pr_number, allow_placeholder)
             if problem:
-                line, col = doc.locate((i, F.PR_LINK))
+                line, col = doc.locate(at_value((i, F.PR_LINK)))
                 out.add(line, PR_LINK, *problem, col=col)
         _repeated_keys(out, doc, i, entry)
     return doc, entries
@@ -427,7 +428,7 @@ def _placeholder_notes(doc, entries, opts: GateOptions) -> list[Diagnostic]:
     for i, entry in enumerate(entries or []):
         link = entry.get(F.PR_LINK) if isinstance(entry, dict) else None
         if isinstance(link, str) and link.rstrip("/").endswith("/pull/" + PLACEHOLDER):
-            line, col = doc.locate((i, F.PR_LINK))
+            line, col = doc.locate(at_value((i, F.PR_LINK)))
             notes.append(Diagnostic(
                 opts.changelog, line, col, "pr-link-placeholder",
                 f"pr-link still has the XXX placeholder; the push to main will refuse it once PR #{opts.pr_number} "

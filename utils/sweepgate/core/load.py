@@ -581,10 +581,22 @@ def parse_strict(path: str, text: str, line_of=None, found=(), *, as_reference: 
                               for d in exc.diagnostics]) from None
 
 
+# The last element of a path that asks for where a mapping entry's scalar value starts, not its key
+# (``YamlDoc.locate``): a bad value is shown at the value, a bad or missing field at its key. No YAML key of ours
+# is this text (a NUL needs a quoted escape).
+VALUE = "\0value"
+
+
+def at_value(path: tuple) -> tuple:
+    """``path`` located at its value when that is a scalar of a mapping entry (``VALUE``), else as ``path``."""
+    return (*path, VALUE)
+
+
 def position_index(text: str) -> dict[tuple, tuple[int, int]]:
     """Map every path (tuple of keys/indices) to the 1-based (line, col) where its value starts.
 
-    For mapping entries, the position is that of the key, which is where a reader looks.
+    For mapping entries, the position is that of the key, which is where a reader looks; the path with
+    ``VALUE`` after it holds the position of the entry's value when that is a scalar.
     """
     index: dict[tuple, tuple[int, int]] = {}
     try:
@@ -603,6 +615,8 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
                         pass
                 child = path + (key,)
                 index[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                if isinstance(value_node, yaml.ScalarNode) and (value_node.value or value_node.style):  # not `k:`
+                    index[child + (VALUE,)] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
                 walk(value_node, child)
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
@@ -639,7 +653,8 @@ class YamlDoc:
         return self._positions
 
     def locate(self, path: tuple) -> tuple[int, int]:
-        """(line, col) of ``path``, or of its nearest located ancestor."""
+        """(line, col) of ``path``, or of its nearest located ancestor (``at_value(path)``: of its scalar value,
+        else of ``path``)."""
         path = tuple(path)
         index = self._index_for(path)
         while path:
