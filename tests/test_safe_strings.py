@@ -145,6 +145,7 @@ def test_a_name_that_becomes_a_file_name_is_refused_by_the_gate(tmp_path, field,
     result file (RESULT_FILENAME, the artifact bmk_<name>); safeString let them hold '/' and ':', so
     a PR's `precision: fp4/../../x` passed the gate and was refused only on the GPU side's split."""
     from sweepgate.core.check import config_problems
+    from sweepgate.core.load import at_value
 
     config = {"image": "vllm/vllm-openai:v0.11.0", "model": "m/x", "model-prefix": "dsr1", "precision": "fp4",
               "framework": "vllm", "runner": "b300", "multinode": False,
@@ -152,7 +153,7 @@ def test_a_name_that_becomes_a_file_name_is_refused_by_the_gate(tmp_path, field,
                   {"tp": 8, "conc-list": [4]}]}]}}
     assert config_problems("k", config) == []
     problems = config_problems("k", dict(config, **{field: value}))
-    assert [(p[0], "no / or :" in p[3]) for p in problems] == [(("k", field), True)], problems
+    assert [(p[0], "no / or :" in p[3]) for p in problems] == [(at_value(("k", field)), True)], problems
 
 
 @pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.json")), ids=lambda p: p.name)
