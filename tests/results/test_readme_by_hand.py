@@ -17,7 +17,7 @@ KEY = "dsr1-fp8-b300-vllm"  # the example fleet's; it has a conc-32 row, as the 
 
 def _walk_through() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"By hand, outputs without sidecars.*?```\n(.*?)```", readme, re.S)
+    found = re.search(r"By hand, each output without a sidecar.*?```\n(.*?)```", readme, re.S)
     assert found, "the README's by-hand results walk-through is gone"
     return found.group(1)
 
