@@ -7,7 +7,6 @@ named here exposes ``add_arguments(parser)`` and ``run(args) -> int``.
 
 from __future__ import annotations
 
-import functools
 import sys
 
 # Nothing but sys is imported before main() runs: a Ctrl-C while argparse and the command's
@@ -46,12 +45,16 @@ def _formatter(prog: str):
     return _help_formatter_class()(prog, width=max(width - 2, 40))
 
 
-@functools.cache
+_SPACES_ONLY: list = []  # the class, made once (not functools.cache: nothing but sys is imported before main())
+
+
 def _help_formatter_class():
     """argparse's HelpFormatter, wrapping only at spaces: its textwrap broke words at their hyphens, so help
     showed `--pr-` / `number`, `perf-` / `changelog.yaml`, `dp-` / `attn` on two lines (s47h), which read as
     other words and copy as broken flags and paths; a word longer than the line (the installed contracts.md's
     path) stays whole past the line's end."""
+    if _SPACES_ONLY:
+        return _SPACES_ONLY[0]
     import argparse
     import textwrap
 
@@ -65,6 +68,7 @@ def _help_formatter_class():
                                  subsequent_indent=indent, break_on_hyphens=False,
                                  break_long_words=False)
 
+    _SPACES_ONLY.append(SpacesOnly)
     return SpacesOnly
 
 
