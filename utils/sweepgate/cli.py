@@ -51,8 +51,8 @@ _SPACES_ONLY: list = []  # the class, made once (not functools.cache: nothing bu
 def _help_formatter_class():
     """argparse's HelpFormatter, wrapping only at spaces: its textwrap broke words at their hyphens, so help
     showed `--pr-` / `number`, `perf-` / `changelog.yaml`, `dp-` / `attn` on two lines (s47h), which read as
-    other words and copy as broken flags and paths; a word longer than the line (the installed contracts.md's
-    path) stays whole past the line's end."""
+    other words and copy as broken flags and paths; a word longer than the line in a description (the installed
+    contracts.md's path) stays whole past the line's end, in an option's help it is cut to fit."""
     if _SPACES_ONLY:
         return _SPACES_ONLY[0]
     import argparse
@@ -60,8 +60,9 @@ def _help_formatter_class():
 
     class SpacesOnly(argparse.HelpFormatter):
         def _split_lines(self, text, width):
-            return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False,
-                                 break_long_words=False)
+            # (an option's help stays inside the terminal: a word longer than its column, such as the default
+            # store's URL, is cut, as argparse cut it; a description's keeps whole, below)
+            return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
 
         def _fill_text(self, text, width, indent):
             return textwrap.fill(self._whitespace_matcher.sub(" ", text).strip(), width, initial_indent=indent,
