@@ -45,16 +45,11 @@ def _formatter(prog: str):
     return _help_formatter_class()(prog, width=max(width - 2, 40))
 
 
-_SPACES_ONLY: list = []  # the class, made once (not functools.cache: nothing but sys is imported before main())
-
-
 def _help_formatter_class():
     """argparse's HelpFormatter, wrapping only at spaces: its textwrap broke words at their hyphens, so help
     showed `--pr-` / `number`, `perf-` / `changelog.yaml`, `dp-` / `attn` on two lines (s47h), which read as
     other words and copy as broken flags and paths; a word longer than the line in a description (the installed
     contracts.md's path) stays whole past the line's end, in an option's help it is cut to fit."""
-    if _SPACES_ONLY:
-        return _SPACES_ONLY[0]
     import argparse
     import textwrap
 
@@ -69,7 +64,6 @@ def _help_formatter_class():
                                  subsequent_indent=indent, break_on_hyphens=False,
                                  break_long_words=False)
 
-    _SPACES_ONLY.append(SpacesOnly)
     return SpacesOnly
 
 
