@@ -77,15 +77,21 @@ def config_problems(git, head_sha: str, worktree: bool = False, located: bool = 
     return []
 
 
-def also_on_base(git, base_sha: str, problems: list[Diagnostic], changelog: str) -> list[Diagnostic] | None:
+def also_on_base(git, base_sha: str, problems: list[Diagnostic], changelog: str, head_sha: str | None = None,
+                 worktree: bool = False) -> list[Diagnostic] | None:
     """The errors of ``problems`` outside ``changelog`` that BASE's configs and runners file have too: the same
     file, rule and message (which names the config key and the path in it), at any line, since lines shift: so
     BASE's are never located, which would compose each failing block again (most of their cost).
-    Each of BASE's problems vouches for one of HEAD's. None, and nothing read, when no such error is refused or
-    BASE holds no master config (the empty history before a first commit): there is nothing to compare."""
+    Each of BASE's problems vouches for one of HEAD's, never one on a line the change wrote (``_written_lines``,
+    with ``head_sha``): a list entry copied with its slip to the list's head takes its original's index, so its
+    message, and was marked BASE's while the original, one index on, was called new (s48f).
+    None, and nothing read, when no such error is refused or BASE holds no master config (the empty history
+    before a first commit): there is nothing to compare."""
     mine = [d for d in problems if d.file != changelog and d.severity == "error"]
     if not mine or not master_paths_at(git, base_sha):
         return None
+    written = _written_lines(changed_inputs(git, base_sha, head_sha, worktree)) if head_sha else {}
+    mine = [d for d in mine if d.line not in written.get(d.file, ())]
     left = Counter((d.file, d.rule, d.message) for d in config_problems(git, base_sha, located=False))
     found = []
     for d in mine:
@@ -93,6 +99,27 @@ def also_on_base(git, base_sha: str, problems: list[Diagnostic], changelog: str)
             left[d.file, d.rule, d.message] -= 1
             found.append(d)
     return found
+
+
+def _written_lines(changed: dict[str, tuple[bytes | None, bytes | None]]) -> dict[str, set[int]]:
+    """{path: the numbers (from 1) of HEAD's lines the change added or rewrote} of each changed file
+    (``changed_inputs``), as a diff of the two versions' lines shows them; every line of a file BASE lacks."""
+    from difflib import SequenceMatcher
+
+    written = {}
+    for path, (old, new) in changed.items():
+        if new is None:
+            continue
+        a, b = (old or b"").splitlines(), new.splitlines()
+        # the common head and tail first (a diff of the middle alone); autojunk would take a master config's
+        # many like lines for noise and match the rest badly
+        lead = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        tail = next((i for i, (x, y) in enumerate(zip(reversed(a[lead:]), reversed(b[lead:]))) if x != y),
+                    min(len(a), len(b)) - lead)
+        middle = SequenceMatcher(None, a[lead:len(a) - tail], b[lead:len(b) - tail], autojunk=False)
+        written[path] = {lead + n + 1 for tag, _, _, j1, j2 in middle.get_opcodes() if tag != "equal"
+                         for n in range(j1, j2)}
+    return written
 
 
 WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part

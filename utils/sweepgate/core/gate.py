@@ -449,7 +449,7 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
         full = not outcome.matrix_ran or bool(outcome.matrix)
         outcome.inputs, outcome.configs = check_inputs(git, base_sha, head_sha, opts.worktree, full)
         if outcome.matrix or outcome.configs:  # only a refusal for the configs' problems reads BASE's
-            outcome.on_base = also_on_base(git, base_sha, outcome.all(), opts.changelog)
+            outcome.on_base = also_on_base(git, base_sha, outcome.all(), opts.changelog, head_sha, opts.worktree)
     return outcome
 
 
