@@ -66,8 +66,10 @@ def owner_name(text: str) -> str | None:
 
 # A github.com remote's URL, as git takes it (the host in any case): http(s)://[USER[:TOKEN]@]github.com[:PORT]/O/N,
 # ssh://[USER@](ssh.)github.com[:PORT]/O/N (ssh.github.com:443 is GitHub's SSH over the HTTPS port), scp-like
-# [USER@](ssh.)github.com:O/N (USER git, or org-ID of an SSH certificate); each with or without .git and a '/'
-REMOTE_URL = re.compile(r"^(?:https?://(?:[^@/]+@)?github\.com(?::\d+)?/|ssh://(?:[^@/]+@)?(?:ssh\.)?github\.com"
+# [USER@](ssh.)github.com:O/N (USER git, or org-ID of an SSH certificate); each with or without .git and a '/'.
+# git+ssh:// and ssh+git:// are ssh:// to git, and git:// (git's own protocol) names the repository as well
+REMOTE_URL = re.compile(r"^(?:https?://(?:[^@/]+@)?github\.com(?::\d+)?/|(?:ssh|git\+ssh|ssh\+git|git)://(?:[^@/]+@)?"
+                        r"(?:ssh\.)?github\.com"
                         r"(?::\d+)?/|(?:[^@/:]+@)?(?:ssh\.)?github\.com:/?)"
                         rf"({NAME_PART}/{NAME_PART}?)(?:\.git)?/?$", re.IGNORECASE)  # NAME lazily: without its .git
 
