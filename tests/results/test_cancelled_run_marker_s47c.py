@@ -261,7 +261,8 @@ def test_the_collect_job_stores_a_cancelled_push_to_main_marked(tmp_path, capsys
         said = note.read_text()
         assert said in summary.read_text() and "the next sweep of this branch reuses them" in said, said
         assert "PR" not in said, said
-    proc = _run_step(steps["Ingest results"], workspace)
+    # the runner sets GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT in every step (s48f: the ingest names the run with them)
+    proc = _run_step(steps["Ingest results"], workspace, GITHUB_RUN_ID="104", GITHUB_RUN_ATTEMPT="1")
     assert proc.returncode == 0, proc.stderr
     db = f"sqlite:///{workspace / 'sweepgate-results' / 'results.db'}"
     mark = True if run_cancelled else None

@@ -41,8 +41,9 @@ def add_arguments(parser) -> None:
                              "records it already holds are not added again)")
     parser.add_argument("--run-cancelled", action="store_true",
                         help="the outputs are of a workflow run cancelled before it finished (the collect job passes "
-                             "it when `ci collect --note` wrote its note): each record is stored marked so, reusable "
-                             "by `ci reuse` but in no baseline")
+                             "it when the run was cancelled): each record is stored marked so, reusable by `ci reuse` "
+                             "but in no baseline; with --run-id ID (--attempt N, default 1), with or without --row, "
+                             "the results `ci reuse` recorded against that run's attempt are marked too")
     parser.add_argument("--allow-empty", action="store_true",
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
@@ -61,8 +62,10 @@ def _given(args):
     from sweepgate.results import jsonio
 
     if args.row is None:
-        given = [flag for flag, value in (("--run-id", args.run_id), ("--ref", args.ref), ("--attempt", args.attempt),
-                                          ("--config-key", args.config_key), ("--commit", args.commit)) if value]
+        # with --run-cancelled alone, --run-id (and --attempt) name the cancelled run (``_mark_copies``)
+        named = () if args.run_cancelled else (("--run-id", args.run_id), ("--attempt", args.attempt))
+        given = [flag for flag, value in (*named, ("--ref", args.ref), ("--config-key", args.config_key),
+                                          ("--commit", args.commit)) if value]
         if given:
             argtypes.combination_error(args, given[0], "needs --row (--run-id/--ref/--attempt/--config-key/--commit "
                                        "describe a --row)", "pass --row FILE with them, or drop them and use the "
@@ -253,8 +256,7 @@ def run(args) -> int:
     problems = [*outcome.problems, *_only_companions(args, files, outcome)]  # the walk's refusals first
     again = [d for _, d in outcome.said_before] if args.verbose else []  # said when first stored: on request
     said = [*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems, *_no_ref_warning(outcome.on_no_ref)]
-    if said:
-        emit(said)
+    emit(said)  # nothing when there is nothing to say
     _report_skipped(walked, outcome, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
@@ -267,11 +269,35 @@ def run(args) -> int:
         except BaseException:
             print(last)  # the store holds them whatever became of FILE
             raise
+    _mark_copies(args, deferred, outcome.interrupted)  # said before the count line, stdout's last
     print(last)
     if outcome.interrupted:
         return _stopped(outcome)
     deferred.analyze()  # after the line: a Ctrl-C meanwhile stops a store already written and said (130)
     return 1 if problems else EXIT_FAIL_ON if args.fail_on_no_ref and outcome.on_no_ref else 0
+
+
+def _mark_copies(args, deferred, interrupted) -> None:
+    """With --run-cancelled and --run-id: mark the results `ci reuse` recorded against that run's attempt (its setup
+    job's copies, stored before anyone knew the run would be cancelled) as of a cancelled run, as its outputs are, so
+    no baseline reads them (``Store.mark_copies_cancelled``). A store that is not there holds none: nothing is made."""
+    from sweepgate.results import store
+
+    if not (args.run_cancelled and args.run_id) or interrupted:
+        return
+    attempt = args.attempt or 1
+    try:
+        st = deferred.store or store.open_store(deferred.url, must_exist=True)
+    except store.StoreError:
+        return  # no store yet (a SQLite file not made): no copies to mark; a real failure is the next command's
+    try:
+        marked = st.mark_copies_cancelled(args.run_id, attempt)
+    finally:
+        if st is not deferred.store:
+            st.engine.dispose()
+    if marked:
+        say(f"marked {count(marked, 'result')} `ci reuse` recorded against run {args.run_id} (attempt {attempt}) as "
+            "of a cancelled run", sys.stdout)
 
 
 NO_REF_RULE = "no-ref"  # the title of the line below under GitHub Actions

@@ -313,6 +313,25 @@ class Store:
                 out[identity] = whole
         return out
 
+    def mark_copies_cancelled(self, run_id: str, attempt: int) -> int:
+        """Mark the results ``ci reuse`` recorded against run ``run_id``'s ``attempt`` (R.REUSED_FROM) as of a run
+        cancelled before it finished (R.RUN_CANCELLED, the record and its column), in one transaction; return how
+        many were marked now. The copies were stored by the run's setup job, before the cancel, and are that run's
+        records: none of a cancelled run is in a baseline (``store_query._whole_runs``)."""
+        query = sa.select(results.c.id, results.c.record).where(
+            results.c.run_id == run_id, results.c.attempt == attempt, results.c.run_cancelled.is_(False))
+        try:
+            with self.engine.begin() as conn:
+                _write_lock(conn)
+                marks = [{"row_id": row.id, "marked": {**row.record, R.RUN_CANCELLED: True}}
+                         for row in conn.execute(query) if _is_record(row.record) and row.record.get(R.REUSED_FROM)]
+                if marks:
+                    conn.execute(results.update().where(results.c.id == sa.bindparam("row_id")).values(
+                        run_cancelled=True, record=sa.bindparam("marked")), marks)
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+        return len(marks)
+
     def refs(self) -> list[str]:
         """Every ref the store holds results of, sorted."""
         try:
@@ -460,6 +479,11 @@ class Deferred:
     @property
     def opened(self) -> bool:
         return self._store is not None
+
+    @property
+    def store(self) -> Store | None:
+        """The store, once an ``add`` opened it."""
+        return self._store
 
     def __enter__(self) -> "Deferred":
         return self
