@@ -63,7 +63,7 @@ def _given(args):
 
     if args.row is None:
         # with --run-cancelled alone, --run-id (and --attempt) name the cancelled run (``_mark_copies``)
-        named = () if args.run_cancelled else (("--run-id", args.run_id), ("--attempt", args.attempt))
+        named = () if args.run_cancelled and args.run_id else (("--run-id", args.run_id), ("--attempt", args.attempt))
         given = [flag for flag, value in (*named, ("--ref", args.ref), ("--config-key", args.config_key),
                                           ("--commit", args.commit)) if value]
         if given:

@@ -130,11 +130,13 @@ def _worktree_bytes(git, path: str) -> bytes:
     refuse_linked_input(git.root, path)
     try:
         data = (Path(git.root) / path).read_bytes()
+        if wide := wide_refusal(data):  # before decoding: UTF-16 of ASCII text without a mark decodes (s48f)
+            raise _fail(path, 1, F.ENCODING_RULE, *wide)
         data.decode("utf-8")
         return data
     except UnicodeDecodeError as exc:
-        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE,
-                    *(wide_refusal(data) or (not_utf8(exc.start), save_as_utf8("changelog")))) from None
+        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE, not_utf8(exc.start),
+                    save_as_utf8("changelog")) from None
     except FileNotFoundError:
         return b""
     except IsADirectoryError:

@@ -66,12 +66,13 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
 
         message, hint = missing_changelog(git, base, path, f"at {F.short_sha(head)}")
         raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, F.MISSING_FILE_RULE, message, hint))
+    if said := wide_refusal(new_bytes):  # before decoding: UTF-16 of ASCII text without a mark decodes (s48f)
+        raise SweepgateError(Diagnostic(path, 1, 0, F.ENCODING_RULE, *said))
     try:
         new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
     except UnicodeDecodeError as exc:
-        said = wide_refusal(new_bytes) or (not_utf8(exc.start), save_as_utf8("changelog"))
         raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, F.ENCODING_RULE,
-                                        *said)) from None
+                                        not_utf8(exc.start), save_as_utf8("changelog"))) from None
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1
