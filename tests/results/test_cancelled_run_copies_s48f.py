@@ -86,3 +86,16 @@ def test_run_id_without_row_still_needs_run_cancelled(tmp_path, capsys, db):
     with pytest.raises(SystemExit) as stop:
         run_cli(capsys, "results", "ingest", "--db", db, "--allow-empty", "--run-id", "104", str(empty))
     assert stop.value.code == 2 and "argument --run-id: needs --row" in capsys.readouterr().err
+
+
+def test_a_store_that_cannot_be_opened_is_said_not_passed_over(tmp_path, capsys, pg_url):
+    """The copies are in the team's database: when it cannot be reached, the ingest says so in one line and exits
+    1, rather than leaving a cancelled run's copies unmarked without a word."""
+    import sqlalchemy as sa
+
+    empty = tmp_path / "results"
+    empty.mkdir()
+    gone = sa.engine.make_url(pg_url).set(port=1).render_as_string(hide_password=False)  # nothing listens there
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", gone, "--allow-empty", "--run-cancelled",
+                           "--run-id", "104", str(empty))
+    assert rc == 1 and len(err.splitlines()) == 1 and "Traceback" not in err, out + err

@@ -280,16 +280,20 @@ def run(args) -> int:
 def _mark_copies(args, deferred, interrupted) -> None:
     """With --run-cancelled and --run-id: mark the results `ci reuse` recorded against that run's attempt (its setup
     job's copies, stored before anyone knew the run would be cancelled) as of a cancelled run, as its outputs are, so
-    no baseline reads them (``Store.mark_copies_cancelled``). A store that is not there holds none: nothing is made."""
+    no baseline reads them (``Store.mark_copies_cancelled``). A SQLite file that is not there holds none: nothing is
+    made; a store that cannot be opened is refused, as an ingest's is (exit 1)."""
     from sweepgate.results import store
 
     if not (args.run_cancelled and args.run_id) or interrupted:
         return
-    attempt = args.attempt or 1
-    try:
-        st = deferred.store or store.open_store(deferred.url, must_exist=True)
-    except store.StoreError:
-        return  # no store yet (a SQLite file not made): no copies to mark; a real failure is the next command's
+    import sqlalchemy as sa
+
+    from sweepgate.results.store_url import _sqlite_file
+
+    attempt, parsed = args.attempt or 1, sa.engine.make_url(deferred.url)
+    if deferred.store is None and parsed.get_backend_name() == "sqlite" and not Path(_sqlite_file(parsed)).exists():
+        return  # no store (a new SQLite file this ingest did not make): no copies; none made to say so
+    st = deferred.store or store.open_store(deferred.url, must_exist=True)  # a failure: said in its one line
     try:
         marked = st.mark_copies_cancelled(args.run_id, attempt)
     finally:
