@@ -35,11 +35,16 @@ WIDE_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), 
 
 def wide_encoding(data: bytes) -> tuple[str, str] | None:
     """(the encoding's name, iconv's name for it) when ``data`` is UTF-16 or UTF-32 text: it starts with that
-    byte-order mark, or, unmarked, with two ASCII characters each beside a NUL (``-\\0 \\0``, UTF-16LE; ``\\0-\\0 ``,
-    UTF-16BE); None otherwise (UTF-8 text never holds a NUL beside each of its first characters)."""
+    byte-order mark, or, unmarked, with two ASCII characters each beside three NULs (UTF-32) or a NUL (``-\\0 \\0``,
+    UTF-16LE; ``\\0-\\0 ``, UTF-16BE); None otherwise (UTF-8 text never holds a NUL beside each of its first characters)."""
     for mark, name in WIDE_MARKS:
         if data.startswith(mark):
             return name, name
+    wide = data[:8]  # unmarked UTF-32: two ASCII characters, each with three NULs on the side of its byte order
+    if len(wide) == 8 and all(0 < b < 0x80 for b in wide[0::4]) and not any(wide[1:4] + wide[5:8]):
+        return "UTF-32", "UTF-32LE"
+    if len(wide) == 8 and all(0 < b < 0x80 for b in wide[3::4]) and not any(wide[0:3] + wide[4:7]):
+        return "UTF-32", "UTF-32BE"
     head = data[:4]
     if len(head) == 4 and all(0 < b < 0x80 for b in head[0::2]) and not any(head[1::2]):
         return "UTF-16", "UTF-16LE"
