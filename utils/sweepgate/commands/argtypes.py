@@ -162,6 +162,9 @@ def commit(text: str) -> str:
     if not COMMIT_SHA.fullmatch(text.lower()):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full commit SHA; pass the commit's "
                                          f"{COMMIT_SHA_SAID} (git rev-parse HEAD)")
+    if not text.strip("0"):  # GitHub's `before` of a branch's first push: the report would name it
+        raise argparse.ArgumentTypeError(f"'{text}' is git's null object id, no commit; pass the commit's "
+                                         f"{COMMIT_SHA_SAID} (git rev-parse HEAD)")
     return text.lower()
 
 
