@@ -99,3 +99,14 @@ def test_a_store_that_cannot_be_opened_is_said_not_passed_over(tmp_path, capsys,
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", gone, "--allow-empty", "--run-cancelled",
                            "--run-id", "104", str(empty))
     assert rc == 1 and len(err.splitlines()) == 1 and "Traceback" not in err, out + err
+
+
+def test_a_new_postgresql_database_with_no_store_yet_is_no_failure(tmp_path, capsys, pg_url):
+    """A team database no ingest has written (the first run, cancelled before any job uploaded a result): nothing
+    to mark, and the ingest succeeds as one with --allow-empty does."""
+    empty = tmp_path / "results"
+    empty.mkdir()
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", pg_url, "--allow-empty", "--run-cancelled",
+                           "--run-id", "104", str(empty))
+    assert rc == 0, out + err
+    assert "marked" not in out, out

@@ -281,7 +281,8 @@ def _mark_copies(args, deferred, interrupted) -> None:
     """With --run-cancelled and --run-id: mark the results `ci reuse` recorded against that run's attempt (its setup
     job's copies, stored before anyone knew the run would be cancelled) as of a cancelled run, as its outputs are, so
     no baseline reads them (``Store.mark_copies_cancelled``). A SQLite file that is not there holds none: nothing is
-    made; a store that cannot be opened is refused, as an ingest's is (exit 1)."""
+    made; a new PostgreSQL database gets its schema, as from any ingest; one that cannot be opened is refused, as an
+    ingest's is (exit 1)."""
     from sweepgate.results import store
 
     if not (args.run_cancelled and args.run_id) or interrupted:
@@ -293,7 +294,7 @@ def _mark_copies(args, deferred, interrupted) -> None:
     attempt, parsed = args.attempt or 1, sa.engine.make_url(deferred.url)
     if deferred.store is None and parsed.get_backend_name() == "sqlite" and not Path(_sqlite_file(parsed)).exists():
         return  # no store (a new SQLite file this ingest did not make): no copies; none made to say so
-    st = deferred.store or store.open_store(deferred.url, must_exist=True)  # a failure: said in its one line
+    st = deferred.store or store.open_store(deferred.url)  # as an ingest opens it (a new database: its schema made)
     try:
         marked = st.mark_copies_cancelled(args.run_id, attempt)
     finally:
