@@ -64,3 +64,46 @@ def recipe_parts(fields: dict) -> tuple[str, str, str]:
 def recipe_label(fields: dict) -> str:
     """The parts of a recipe that are set, in one line: ``tp8 spec mtp lmcache (dram)``; "" for none."""
     return " ".join(word for word, absent in zip(recipe_parts(fields), ABSENT) if word != absent)
+
+
+# A commit hash in an image's tag (``nightly-cb8104839c14…``: 40 hex digits) or its digest (``@sha256:…``: 64), and
+# how many of its first digits `results show`'s image column writes of it, as `docker images` names an image by 12.
+LONG_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])")
+SHORT_HEX = 12
+
+
+def image_parts(image: str) -> tuple[str, str | None, str | None]:
+    """An image reference as its repository, tag and digest: ``lmsysorg/sglang:v0.5.14@sha256:5027…`` ->
+    (``lmsysorg/sglang``, ``v0.5.14``, ``sha256:5027…``); a registry's port (``host:5000/img``) is no tag, nor is
+    anything before an enroot registry's ``#`` (``nvcr.io#nvidia/…``). None for a part it has not."""
+    name, _, digest = image.partition("@")
+    repo, colon, tag = name.rpartition(":")
+    if not colon or "/" in tag or "#" in tag:
+        return name, None, digest or None
+    return repo, tag, digest or None
+
+
+def image_labels(images) -> dict[str, str]:
+    """Each of ``images`` (the lines of one table) named by what tells it from the others, for `results show`'s image
+    column: its tag (``v0.12.0``); with its repository's last part where the repositories differ
+    (``sglang:v0.5.14-cu130``; the whole repository where two share that last part), and where an image has no tag;
+    with its digest where two are alike but for theirs (``v0.5.14-cu130@sha256:5027e95bf6ec``); a long hex run (a digest, a
+    commit in a tag) cut to its first SHORT_HEX digits. Where that would name two images alike, each is written
+    whole. The store and ``--json`` keep the image whole."""
+    images = sorted(set(images))
+    parts = {image: image_parts(image) for image in images}
+    repos = {repo for repo, _, _ in parts.values()}
+    last = {repo: re.split(r"[/#]", repo)[-1] for repo in repos}
+    show_repo = len(repos) > 1 or any(tag is None and digest is None for _, tag, digest in parts.values())
+    whole_repo = len(set(last.values())) < len(repos)
+    show_digest = len({(repo, tag) for repo, tag, _ in parts.values()}) < len(images)  # a tag pinned twice
+
+    def short(text: str) -> str:
+        return LONG_HEX.sub(lambda hexes: hexes[0][:SHORT_HEX], text)
+
+    said = {}
+    for image, (repo, tag, digest) in parts.items():
+        text = (repo if whole_repo else last[repo]) if show_repo or tag is None else ""
+        text += (":" if text else "") + tag if tag is not None else ""
+        said[image] = short(text + (f"@{digest}" if show_digest and digest else ""))
+    return said if len(set(said.values())) == len(said) else {image: image for image in images}

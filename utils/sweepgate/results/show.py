@@ -15,7 +15,7 @@ from sweepgate.results.figures import fmt_value
 
 COLUMNS = (  # header, record field or metric; a metric's figure is written as compare writes it (figures.py)
     ("config key", R.CONFIG_KEY), ("model", R.MODEL), ("hw", R.HARDWARE), ("conc", R.CONC), ("rate", R.REQUEST_RATE),
-    ("isl/osl", None), ("recipe", R.TOPOLOGY), ("status", R.STATUS),
+    ("isl/osl", None), ("recipe", R.TOPOLOGY), ("image", R.IMAGE), ("status", R.STATUS),
     ("tok/s/GPU", R.OUTPUT_TPUT_PER_GPU), ("output tok/s", R.OUTPUT_THROUGHPUT),
     ("peak output tok/s", R.MAX_OUTPUT_TOKENS_PER_S), ("tok/s/user", R.INTERACTIVITY),
     ("TTFT p50 ms", R.latency_name(R.TTFT, "p50")), ("TPOT p50 ms", R.latency_name(R.TPOT, "p50")),
@@ -42,6 +42,10 @@ UNSTATED = "\u2014"
 COUNT_COLUMNS = (R.MAX_CONCURRENT_REQUESTS,)
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
+# Shown only where the lines ran more than one image, each named by what tells it from the others
+# (``labels.image_labels``: main's ``v0.11.0`` beside a PR's ``v0.12.0``; s48b: the two lines of one recipe
+# read alike but for their ref and figures). Where every line ran one image it tells no line from another.
+IMAGE_COLUMN = R.IMAGE
 # A column shown only where the other is unknown, for a result ingested without its row: the total
 # output throughput (no GPU count, so no per-GPU figure; two columns, each header naming its unit),
 # and the model the output names (no config key to tell its lines apart).
@@ -236,6 +240,10 @@ def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[l
         for rec, row in zip(records, cells):
             if rec.get(R.CONFIG_KEY) is None and R.named_model(rec) is None:
                 row[model] = L.NO_KEY_OR_MODEL
+    image = [field for _, field in COLUMNS].index(IMAGE_COLUMN)
+    said = L.image_labels(str(rec[IMAGE_COLUMN]) for rec in records if rec.get(IMAGE_COLUMN) not in (None, ""))
+    for rec, row in zip(records, cells):
+        row[image] = said.get(str(rec.get(IMAGE_COLUMN)), "") if len(said) > 1 else ""
     rate = [field for _, field in COLUMNS].index(R.REQUEST_RATE)
     if any(row[rate] for row in cells):  # a rate sweep: its unlimited rate is one of its rates, not a blank
         for rec, row in zip(records, cells):
