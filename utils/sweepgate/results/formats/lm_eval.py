@@ -254,6 +254,35 @@ def _no_score(task: str, keys: list[str], notes: list) -> None:
                   "score); left out, the file's other scores are stored", NO_SCORE_HINT))
 
 
+# A group lm-eval aggregates nothing of: its config names no ``aggregate_metric_list`` (the Open LLM Leaderboard's
+# leaderboard_musr), so its ``results`` entry holds no score, only {" ": " "} (0.4.x) or its alias and name (2025 on).
+# Its subtasks' scores are stored, each compared alone; lm-eval chose no aggregate, so none is made up (a mean over
+# subtasks of other sizes and metrics is no score lm-eval gives). Said in one warning line per file (s48b).
+GROUP_NO_SCORE_RULE = "eval-group-no-score"
+GROUP_NO_SCORE_HINT = ("to compare the group as one score, name an aggregate_metric_list in its group config and run "
+                       "the eval again")
+
+
+def _scoreless_groups(doc: dict, notes: list) -> None:
+    """The one warning of the groups in ``doc``'s results with no score of their own (``GROUP_NO_SCORE_RULE``): a
+    results entry with no score key (nor a null one) that ``group_subtasks`` lists subtasks of."""
+    members, groups = _dict(doc.get("group_subtasks")), []
+    for task, scores in doc["results"].items():
+        subtasks = members.get(task)
+        if isinstance(scores, dict) and isinstance(subtasks, list) and subtasks \
+                and not any(_split(key, _bare(scores)) for key in scores):
+            groups.append((str(task), len(subtasks)))
+    if not groups:
+        return
+    (first, n), *more = groups
+    named = [task for task, _ in more[:5]] + ([f"{len(more) - 5} more"] if more[5:] else [])
+    others = f"as {'are' if more[1:] else 'is'} {', '.join(named)}; " if more else ""
+    notes.append((GROUP_NO_SCORE_RULE, f"warning: results.{first}: a group of {n} subtask{'s' * (n != 1)} with no "
+                  f"score of its own ({others}lm-eval aggregates a group only where its config names an "
+                  f"aggregate_metric_list); {'their' if more else 'its'} subtasks' scores are stored, each compared alone",
+                  GROUP_NO_SCORE_HINT))
+
+
 def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, notes: list) -> list[dict]:
     evals, bare, unscored = [], _bare(scores), _null_scores(scores)
     for key, value in scores.items():
@@ -442,6 +471,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
             continue
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
+    _scoreless_groups(doc, m.notes)
     _adapter_stderrs(doc, m.evals)
     _run_settings(doc, m.evals)
     failed = _integration_error(doc, m)
