@@ -17,7 +17,7 @@ def _runner_line(fleet, key: str) -> tuple[int, int]:  # noqa: F811
     text = (fleet.root / "configs/nvidia-master.yaml").read_text().splitlines()
     start = text.index(f"{key}:")
     n = next(i for i in range(start, len(text)) if text[i].strip().startswith("runner:"))
-    return n + 1, text[n].index("runner:") + 1
+    return n + 1, text[n].index("runner:") + len("runner: ") + 1  # at its value (s48c)
 
 
 def test_a_runner_label_close_to_none_listed_names_the_labels_there_are(fleet):  # noqa: F811

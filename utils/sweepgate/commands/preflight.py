@@ -219,6 +219,7 @@ def unknown_labels(rows: list[dict], args, root: Path, revision: Callable, chose
     """`plan`'s unknown-runner warning (``core.plan.unknown_runner``) for each runner label of ``rows`` that
     configs/runners.yaml (``listed_labels``) lacks (none when it lists no label), at the `runner:` line of the
     first config naming it of those ``chosen`` keeps; the runners file at no line when no config names it."""
+    from sweepgate.core.load import at_value
     from sweepgate.core.plan import unknown_runner
 
     listed, whose = listed_labels(args, root), "the base's " if args.base_ref else ""
@@ -228,7 +229,7 @@ def unknown_labels(rows: list[dict], args, root: Path, revision: Callable, chose
         users = tuple(k for k, c in rev.configs.items() if isinstance(c, dict) and c.get(F.RUNNER) == label)
         key = next(iter(chosen(users)), None) if users else None
         owner = rev.owner.get(key) if key else None
-        where = (owner.path, *owner.locate((key, F.RUNNER))) if owner else (F.RUNNERS_FILE, 0, 0)
+        where = (owner.path, *owner.locate(at_value((key, F.RUNNER)))) if owner else (F.RUNNERS_FILE, 0, 0)
         out.append(unknown_runner(label, listed, where, whose=whose))
     return out
 

@@ -99,11 +99,12 @@ class Where:
     def line(self) -> int:
         return self.doc.locate((self.key,))[0] if self.doc is not None else 0
 
-    def at(self, field: str) -> tuple[int, int]:
-        """(line, col) of the config's ``field``, else of its key."""
+    def at(self, *path) -> tuple[int, int]:
+        """(line, col) of the value at ``path`` in the config (``load.at_value``: its `runner:`'s value, a
+        point's tp), else of its nearest located ancestor; the key's line when nothing is located."""
         if self.doc is None:
             return 0, 0
-        line, col = self.doc.locate((self.key, field))
+        line, col = self.doc.locate_value((self.key, *path))
         return (line, col) if line else (self.line, 0)
 
 
@@ -125,7 +126,7 @@ def _hardware(runners: dict, label: str, field: str, where: Where) -> int:
                 f"runner '{label}' has no hardware entry in {F.RUNNERS_FILE} (its rows need '{field}')",
                 f"{fix}{F.add_hardware(label, [field])} (known hardware labels: {known})"))
         raise SweepgateError(Diagnostic(
-            where.file, where.line, 0, HARDWARE_RULE,
+            where.file, *where.at(F.RUNNER), HARDWARE_RULE,
             f"runner '{label}' has no '{field}' in {F.RUNNERS_FILE} hardware",
             f"{F.add_hardware(label, [field])} (known hardware labels: {known})"))
     return facts[field]
@@ -144,10 +145,11 @@ def host_dram_gb(facts: dict) -> int:
     return facts[F.AVAILABLE_CPU_DRAM_MIB] * 1024 * 1024 // 1_000_000_000
 
 
-def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, where: Where) -> int:
+def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, where: Where, at: tuple = ()) -> int:
     """Host-DRAM KV-offload budget in decimal GB for one server node.
 
-    available MiB (capped at 3 TB) x dram-utilization x share of the node's GPUs used.
+    available MiB (capped at 3 TB) x dram-utilization x share of the node's GPUs used. ``at``: the point's
+    path in the config, where a point too wide for the node is said (at its tp, or its prefill worker's).
     """
     if point.get(F.KV_OFFLOADING, F.DEFAULT_KV_OFFLOADING) != "dram":
         return 0
@@ -162,7 +164,7 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
         if used is None:
             w = point[F.PREFILL]
             raise SweepgateError(Diagnostic(
-                where.file, where.line, 0, F.TOPOLOGY_RULE,
+                where.file, *where.at(*at, F.PREFILL, F.TP), F.TOPOLOGY_RULE,
                 f"prefill worker tp*pp*pcp={F.tp_pp_pcp(w)} does not tile "
                 f"{F.GPUS_PER_NODE}={gpus_per_node} of '{runner}'",
                 "use a worker size that divides the node, or a whole multiple of it"))
@@ -170,7 +172,7 @@ def dram_budget_gb(scenario: dict, point: dict, runner: str, runners: dict, wher
         used = F.tp_pp_pcp(point)
         if used > gpus_per_node:
             raise SweepgateError(Diagnostic(
-                where.file, where.line, 0, F.TOPOLOGY_RULE,
+                where.file, *where.at(*at, F.TP), F.TOPOLOGY_RULE,
                 f"tp*pp*pcp={used} needs more than the {gpus_per_node} GPUs of one '{runner}' node",
                 "lower tp, pp or pcp-size so the point fits one node"))
     budget = Decimal(available) * 1024 * 1024 * utilization * used / gpus_per_node
@@ -295,9 +297,10 @@ def expand_config(key: str, config: dict, runners: dict, flt: Filters | None = N
                 rows = _fixed_mn_rows if multinode else _fixed_sn_rows
                 yield from rows(config, point, isl, osl, concs, runner_values, flt)
     if flt.wants(F.AGENTIC_CODING):
-        for scenario in config[F.SCENARIOS].get(F.AGENTIC_CODING) or []:
-            for point in scenario[F.SEARCH_SPACE]:
-                budget = dram_budget_gb(scenario, point, config[F.RUNNER], runners, where)
+        for b, scenario in enumerate(config[F.SCENARIOS].get(F.AGENTIC_CODING) or []):
+            for p, point in enumerate(scenario[F.SEARCH_SPACE]):
+                at = (F.SCENARIOS, F.AGENTIC_CODING, b, F.SEARCH_SPACE, p)
+                budget = dram_budget_gb(scenario, point, config[F.RUNNER], runners, where, at)
                 concs = _concs(point, flt, "agentic")
                 if concs is None:
                     continue

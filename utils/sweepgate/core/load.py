@@ -588,7 +588,8 @@ VALUE = "\0value"
 
 
 def at_value(path: tuple) -> tuple:
-    """``path`` located at its value when that is a scalar of a mapping entry (``VALUE``), else as ``path``."""
+    """``path`` located at its value when that is a scalar, or a flow list or mapping, of a mapping entry
+    (``VALUE``), else as ``path``."""
     return (*path, VALUE)
 
 
@@ -596,7 +597,8 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
     """Map every path (tuple of keys/indices) to the 1-based (line, col) where its value starts.
 
     For mapping entries, the position is that of the key, which is where a reader looks; the path with
-    ``VALUE`` after it holds the position of the entry's value when that is a scalar.
+    ``VALUE`` after it holds the position of the entry's value when that is a scalar or a flow list or mapping
+    (``_value_start``).
     """
     index: dict[tuple, tuple[int, int]] = {}
     try:
@@ -615,8 +617,8 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
                         pass
                 child = path + (key,)
                 index[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                if isinstance(value_node, yaml.ScalarNode) and (value_node.value or value_node.style):  # not `k:`
-                    index[child + (VALUE,)] = (value_node.start_mark.line + 1, value_node.start_mark.column + 1)
+                if (value := _value_start(value_node, text)) is not None:
+                    index[child + (VALUE,)] = value
                 walk(value_node, child)
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
@@ -628,6 +630,28 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         index[()] = (root.start_mark.line + 1, root.start_mark.column + 1)
         walk(root, ())
     return index
+
+
+def _value_start(node, text: str) -> tuple[int, int] | None:
+    """1-based (line, col) where a mapping entry's value ``node`` starts, for ``VALUE``: a scalar's first character,
+    on the next line when it is written there; a block scalar's (`key: >-`) first line of text, not its indicator
+    on the key's line (at the indicator when it holds no text); a flow list's or mapping's `[` or `{`. None for
+    `k:` with nothing after it, and for a block list or mapping, whose items and keys stand at themselves."""
+    mark = node.start_mark
+    if isinstance(node, yaml.ScalarNode):
+        if not (node.value or node.style):
+            return None
+        if node.style in ("|", ">"):
+            start, end = text.find("\n", mark.index) + 1, node.end_mark.index
+            while 0 < start < end:
+                stop = text.find("\n", start)
+                line = text[start:stop if stop >= 0 else len(text)]
+                if line.strip():
+                    return mark.line + 1 + text.count("\n", mark.index, start), len(line) - len(line.lstrip(" ")) + 1
+                start = stop + 1 if stop >= 0 else end
+    elif not node.flow_style:
+        return None
+    return mark.line + 1, mark.column + 1
 
 
 class YamlDoc:
@@ -662,6 +686,10 @@ class YamlDoc:
                 return index[path]
             path = path[:-1]
         return index.get((), (1, 1))
+
+    def locate_value(self, path: tuple) -> tuple[int, int]:
+        """(line, col) of the value at ``path`` (``at_value``): how ``expand.Where`` asks, this module importing it."""
+        return self.locate(at_value(path))
 
     def diag(self, path: tuple, rule: str, message: str, hint: str = "") -> Diagnostic:
         line, col = self.locate(path) if self.located else (0, 0)

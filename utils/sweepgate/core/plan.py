@@ -304,6 +304,8 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
     Warnings, not refusals: the reference's own history runs backends its scripts
     set up themselves (and versionless ones), and the matrix must still match it.
     """
+    from sweepgate.core.load import at_value
+
     diags: list[Diagnostic] = []
     for key, sel in selected.items():
         owner = head.owner.get(key)
@@ -311,8 +313,9 @@ def _backend_rules(head: RecipeSet, selected: dict[str, dict]) -> list[Diagnosti
             continue
         for path, backend in backend_points(head.configs.get(key), sorted(sel["scenarios"])):
             problem = _backend_problem(backend)
-            if problem:
-                line, col = owner.locate((key, *path, "name"))
+            if problem:  # an unknown name at the name, a missing version at the backend's name too
+                at = (key, *path, "name")
+                line, col = owner.locate(at_value(at) if problem[0] == RULE_BACKEND_UNKNOWN else at)
                 diags.append(Diagnostic(owner.path, line, col, problem[0], f"'{key}': {problem[1]}",
                                         problem[2], severity="warning"))
     return diags
@@ -338,6 +341,7 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
     the `runner:` line of the first head config that names the label (with the listed labels close to it,
     else those the file lists, so a fix is named either way);
     with no such config, at the base runners file's `labels:` line, where the fix adds it."""
+    from sweepgate.core.load import at_value
     from sweepgate.core.placement import runner_labels
     from sweepgate.core.select import iter_rows
 
@@ -348,7 +352,7 @@ def unknown_runners(base: RecipeSet, matrix: dict, head: RecipeSet | None = None
         users = [k for k, c in (head.configs.items() if head else ()) if isinstance(c, dict) and c.get(F.RUNNER) == label]
         if users and head.owner.get(users[0]):
             owner = head.owner[users[0]]
-            path, (line, col) = owner.path, owner.locate((users[0], F.RUNNER))
+            path, (line, col) = owner.path, owner.locate(at_value((users[0], F.RUNNER)))
         out.append(unknown_runner(label, labels, (path, line, col), whose="the base's "))
     return out
 
@@ -511,15 +515,17 @@ def job_gpus(row: dict, runners: dict | None = None) -> int:
 
 def _estimates_table(raw: bytes) -> dict[str, float]:
     """The minutes-per-job mapping of an estimates file, checked; its problems at their lines."""
-    from sweepgate.core.load import load_doc
+    from sweepgate.core.load import at_value, load_doc
 
     doc = load_doc(ESTIMATES_FILE, raw)
     data = doc.data
     table = data.get("minutes-per-job") if isinstance(data, dict) else None
-    if not isinstance(table, dict):
-        raise SweepgateError(doc.diag((), ESTIMATES_RULE, f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
+    if not isinstance(table, dict):  # at the value that is no mapping (the key when it has none), else at the top
+        named = isinstance(data, dict) and "minutes-per-job" in data
+        raise SweepgateError(doc.diag(at_value(("minutes-per-job",)) if named else (), ESTIMATES_RULE,
+                                      f"{ESTIMATES_FILE} needs a 'minutes-per-job' mapping",
                                       "write 'minutes-per-job: {default: 30, 1k1k: 20, ...}'"))
-    problems = [doc.diag(("minutes-per-job", k), ESTIMATES_RULE,
+    problems = [doc.diag(at_value(("minutes-per-job", k)), ESTIMATES_RULE,
                          f"minutes-per-job.{k} must be a number of minutes above 0 and at most "
                          f"{MAX_MINUTES_PER_JOB} (a GitHub job's limit), not {v!r}", "use e.g. 30")
                 for k, v in table.items()
