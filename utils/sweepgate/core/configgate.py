@@ -20,6 +20,7 @@ tells the problems they caused from those main already had; none is dropped.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 
@@ -77,26 +78,58 @@ def config_problems(git, head_sha: str, worktree: bool = False, located: bool = 
     return []
 
 
+# A line number a message quotes ("first at line 12", "also defined in configs/x-master.yaml:40"): set aside when
+# BASE's problems are matched with HEAD's, since lines move.
+_QUOTED_LINE = re.compile(r"(?<=\bline )\d+|(?<=\.yaml:)\d+|(?<=\.yml:)\d+")
+DUPLICATE_CONFIG_KEY = "duplicate-config-key"  # the title of a config key given twice in one file
+
+
 def also_on_base(git, base_sha: str, problems: list[Diagnostic], changelog: str, head_sha: str | None = None,
-                 worktree: bool = False) -> list[Diagnostic] | None:
+                 worktree: bool = False, head=None) -> list[Diagnostic] | None:
     """The errors of ``problems`` outside ``changelog`` that BASE's configs and runners file have too: the same
-    file, rule and message (which names the config key and the path in it), at any line, since lines shift: so
-    BASE's are never located, which would compose each failing block again (most of their cost).
-    Each of BASE's problems vouches for one of HEAD's, never one on a line the change wrote (``_written_lines``,
-    with ``head_sha``): a list entry copied with its slip to the list's head takes its original's index, so its
-    message, and was marked BASE's while the original, one index on, was called new (s48f).
-    None, and nothing read, when no such error is refused or BASE holds no master config (the empty history
-    before a first commit): there is nothing to compare."""
+    file, rule and message (which names the config key and the path in it), a line number it quotes set aside, at
+    any line, since lines shift: so BASE's are never located, which would compose each failing block again (most
+    of their cost). The duplicate keys the gate refuses beyond the matrix step are looked for in the whole of
+    BASE's files (``duplicate_problems``, which HEAD ran on the blocks it changed), and a key repeated in one
+    mapping, whose message names no config, is matched within the config holding it (read from ``head(paths)``,
+    {path: HEAD's bytes}). Each of BASE's problems vouches for one of HEAD's, so a duplicate the change adds
+    (the same key a third time) stays new, and none vouches for one on a line the change wrote
+    (``_written_lines``, with ``head_sha``): a list entry copied with its slip to the list's head takes its
+    original's index, so its message, and was marked BASE's while the original, one index on, was called new
+    (s48f). None, and nothing read, when no such error is refused or BASE holds
+    no master config (the empty history before a first commit): there is nothing to compare.
+
+    The changelog's problems are never BASE's: the gate checks only the lines a change appends or alters
+    (``gate.file_rules``: the history is compared byte for byte, not checked again), so each is the change's;
+    an appended entry that repeats an old entry's problem, or copies the entry, made it again."""
+    from sweepgate.core.yamlsafe import TWICE_IN_A_MAPPING
+
     mine = [d for d in problems if d.file != changelog and d.severity == "error"]
     if not mine or not master_paths_at(git, base_sha):
         return None
     written = _written_lines(changed_inputs(git, base_sha, head_sha, worktree)) if head_sha else {}
     mine = [d for d in mine if d.line not in written.get(d.file, ())]
-    left = Counter((d.file, d.rule, d.message) for d in config_problems(git, base_sha, located=False))
+    theirs = config_problems(git, base_sha, located=False)
+    scoped = sorted({d.file for d in mine if d.rule == F.DUPLICATE_KEY_RULE and TWICE_IN_A_MAPPING in d.message})
+    doubled = sorted({d.file for d in mine if d.rule in (F.DUPLICATE_KEY_RULE, DUPLICATE_CONFIG_KEY)})
+    old = git.read_blobs(base_sha, doubled) if doubled else {}
+    for path in doubled:
+        if old.get(path) is not None:
+            theirs += duplicate_problems(path, None, old[path])
+    new = head(scoped) if scoped and head else {}
+
+    def key(d: Diagnostic, text: bytes | None) -> tuple:
+        scope = _config_at(text, d.line) if d.file in scoped and TWICE_IN_A_MAPPING in d.message else None
+        return d.file, d.rule, _QUOTED_LINE.sub("N", d.message), scope
+
+    # a duplicate both passes find on BASE (the matrix step's, located, and the gate's own) counts once
+    theirs = list({(d.file, d.line, d.message) if d.line else id(d): d for d in theirs}.values())
+    left = Counter(key(d, old.get(d.file)) for d in theirs)
     found = []
     for d in mine:
-        if left[d.file, d.rule, d.message] > 0:
-            left[d.file, d.rule, d.message] -= 1
+        k = key(d, new.get(d.file))
+        if left[k] > 0:
+            left[k] -= 1
             found.append(d)
     return found
 
@@ -120,6 +153,14 @@ def _written_lines(changed: dict[str, tuple[bytes | None, bytes | None]]) -> dic
         written[path] = {lead + n + 1 for tag, _, _, j1, j2 in middle.get_opcodes() if tag != "equal"
                          for n in range(j1, j2)}
     return written
+
+
+def _config_at(text: bytes | None, line: int) -> str | None:
+    """The config key whose block holds 1-based ``line`` of a master config's bytes; None when it is not plainly
+    split into blocks (the whole file is then one scope) or the line is before the first."""
+    spans = block_spans(text) if text is not None and line else None
+    held = [start for first, start, _ in spans or () if first < line]
+    return top_key(text, held[-1]) if held else None
 
 
 WINDOW = 1 << 16  # bytes compared at once while looking for where two versions part
@@ -196,7 +237,7 @@ def duplicate_problems(path: str, base: bytes | None, head: bytes) -> list[Diagn
     for key, seen in by_key.items():
         if len(seen) > base_counts[key] or any(new for _, new in seen):
             diags += [Diagnostic(
-                path, line, 1, "duplicate-config-key",
+                path, line, 1, DUPLICATE_CONFIG_KEY,
                 f"config key '{key}' is defined again here (first at line {seen[0][0]}); the matrix "
                 "would silently use this last one", "delete one of the two blocks, or rename this one")
                 for line, _ in seen[1:]]

@@ -449,8 +449,18 @@ def validate(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Out
         full = not outcome.matrix_ran or bool(outcome.matrix)
         outcome.inputs, outcome.configs = check_inputs(git, base_sha, head_sha, opts.worktree, full)
         if outcome.matrix or outcome.configs:  # only a refusal for the configs' problems reads BASE's
-            outcome.on_base = also_on_base(git, base_sha, outcome.all(), opts.changelog, head_sha, opts.worktree)
+            outcome.on_base = also_on_base(git, base_sha, outcome.all(), opts.changelog, head_sha, opts.worktree,
+                                           lambda paths: _head_files(git, head_sha, paths, opts.worktree))
     return outcome
+
+
+def _head_files(git, head_sha: str, paths: list[str], worktree: bool) -> dict[str, bytes | None]:
+    """{path: bytes} of HEAD's ``paths`` (``worktree``: the work tree's files, as committed)."""
+    from sweepgate.core.load import worktree_blobs
+
+    if worktree:
+        return {p: raw for p, (_, raw) in worktree_blobs(git.root, paths).items()}
+    return git.read_blobs(head_sha, paths)
 
 
 def _validate_changelog(git, base_ref: str, head_ref: str | None, opts: GateOptions) -> Outcome:

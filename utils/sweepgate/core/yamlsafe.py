@@ -67,6 +67,11 @@ def yaml11_booleans(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     return diags
 
 
+# How a key given twice in one mapping is said: the message names the key, not the config holding it
+# (``configgate.also_on_base`` tells such a problem of BASE's by that config).
+TWICE_IN_A_MAPPING = "appears twice in one mapping"
+
+
 def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     """Keys that appear twice in one mapping (a YAML parser would keep the last silently)."""
     diags = []
@@ -88,7 +93,7 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
                 if key in seen:
                     mark = key_node.start_mark
                     diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, F.DUPLICATE_KEY_RULE,
-                                            f"key '{key}' appears twice in one mapping (first at line "
+                                            f"key '{key}' {TWICE_IN_A_MAPPING} (first at line "
                                             f"{line_of(seen[key])})", "keep one of them"))
                 else:
                     seen[key] = key_node.start_mark.line + 1
