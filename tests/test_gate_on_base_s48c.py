@@ -77,3 +77,21 @@ def test_a_config_key_defined_twice_on_the_base_is_marked(repo_outside_actions, 
     rc, out, err = run(capsys, "--base-ref", "main", "--head-ref", "pr2")
     dup = [x for x in err.splitlines() if "is defined again here" in x]
     assert [x.endswith(" (also on main)") for x in dup] == [True, False], err
+
+
+def test_a_changelog_problem_an_old_entry_has_too_is_the_change_s(repo_outside_actions, capsys):
+    """Guard of kept behaviour (passes before and after): the gate checks only the lines a change appends or alters,
+    so an appended entry that repeats an old entry's slip (a pr-link to another host) made it again; it is not
+    marked, while the config problem main already had, in the same refusal, is."""
+    r = repo_outside_actions
+    slip = "  pr-link: https://example.com/acme/bench/pull/{}\n"
+    old = r.read().decode().replace("  pr-link: https://github.com/acme/bench/pull/2\n", slip.format(2))
+    r.commit({AMD: TWICE, "perf-changelog.yaml": old}, "main: a duplicate and an odd pr-link already merged")
+    r.git("checkout", "-q", "-b", "pr")
+    entry = "\n- config-keys:\n    - kimik3-fp4-mi355x-vllm-agentic\n  description:\n    - \"Bump\"\n" + slip.format(5)
+    r.commit({AMD: MOVED + TWICE.replace(*BUMP), "perf-changelog.yaml": old + entry}, "pr: the same odd pr-link")
+    rc, out, err = run(capsys, "--base-ref", "main", "--head-ref", "pr", "--pr-number", "5")
+    assert rc == 1, out + err
+    marks = {x.split(":", 1)[0]: x.endswith(" (also on main)") for x in err.splitlines()}
+    assert marks == {"perf-changelog.yaml": False, AMD: True}, err
+    assert "1 of 2 problems was already on main; 1 is new" in out.splitlines(), out
