@@ -47,6 +47,7 @@ def test_an_image_no_entry_lists_stands_at_the_selected_config_s_image_line(tmp_
     repo = fleet(tmp_path, "main")
     # two configs run the image; only the second is selected: its line, not the first's
     line, col = place(repo, AMD, "minimaxm3-fp4-mi355x-vllm-agentic-mtp:", "image:")
+    col += len("image: ")  # at the image itself (s48c), not its key
     r = preflight(repo, "minimaxm3-fp4-mi355x-vllm-agentic-mtp")
     what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
     assert r.returncode == 0 and said(r, what), r.stderr
@@ -81,7 +82,7 @@ def test_a_pip_version_stands_at_the_script_s_pin_or_the_config_s_backend_versio
     config = repo / AMD
     config.write_text(config.read_text().replace('name: lmcache, version: "0.5.4rc2"', 'name: lmcache, version: "0.5.5"'))
     pin = place(repo, "benchmarks/lib/evals.sh", "readonly _SG_LM_EVAL_VERSION", "_SG_LM_EVAL_VERSION")
-    backend = place(repo, AMD, 'version: "0.5.5"', "version:")
+    backend = place(repo, AMD, 'version: "0.5.5"', '"0.5.5"')  # at the version itself (s48c), not its key
     r = preflight(repo, "dsr1-fp8-b300-vllm", "dsv4-fp4-mi355x-vllm-agentic-mtp")
     assert r.returncode == 0, r.stderr
     # once, though rows of two images install it: the job's pin is the same on each
@@ -161,6 +162,7 @@ def test_with_refs_the_image_line_is_the_head_config_s(tmp_path):
         fh.write(ENTRY)
     git(repo, "commit", "-qam", "a new image, no manifest for it")
     line, col = place(repo, "configs/nvidia-master.yaml", "dsr1-fp8-b300-vllm:", "image:")
+    col += len("image: ")  # at the image itself (s48c), not its key
     env = {k: v for k, v in ENV.items() if k not in ("GITHUB_ACTIONS", "GITHUB_WORKSPACE")}
     r = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--base-ref", "HEAD~", "--head-ref", "HEAD"],
                        cwd=repo, capture_output=True, text=True, env=env, timeout=300)
@@ -192,6 +194,7 @@ def test_a_sibling_config_that_cannot_expand_costs_the_selected_row_none_of_its_
     head, sep, tail = text.partition("dsv4-fp4-mi355x-vllm-agentic-mtp:\n")
     config.write_text(head + sep + tail.replace("runner: cluster:mi355x-amds", "runner: cluster:mi355x-new", 1))
     line, col = place(repo, AMD, "minimaxm3-fp4-mi355x-vllm-agentic-mtp:", "image:")
+    col += len("image: ")  # at the image itself (s48c), not its key
     r = preflight(repo, "minimaxm3-fp4-mi355x-vllm-agentic-mtp")
     what = "image rocm/vllm-dev:nightly_main_20251120 has no vllm manifest"
     assert "mi355x-new" not in r.stderr and r.returncode == 0, r.stderr

@@ -29,7 +29,7 @@ def test_an_unlisted_image_is_one_warning_naming_each_engine_at_its_image_line(t
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("dsr1-fp8-b300-vllm:"))
     at = next(i for i in range(start, len(lines)) if "image:" in lines[i])
-    place = f"{CONFIG}:{at + 1}:{lines[at].index('image:') + 1}"
+    place = f"{CONFIG}:{at + 1}:{lines[at].index('image:') + len('image: ') + 1}"  # at the image (s48c)
     proc = _preflight(repo, "--fail-on-warning")
     said = [line for line in proc.stderr.splitlines() if IMAGE in line and "manifest" in line]
     capture = "sweepgate engines capture --engine {0} --out configs/engines/{0}-VERSION.json"

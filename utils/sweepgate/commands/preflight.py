@@ -340,8 +340,9 @@ def selected_users(rows: list[dict], revision: Callable) -> Callable:
 
 def config_places(revision: Callable, chosen: Callable) -> Callable:
     """What says where a row's config writes its image (F.IMAGE) or the version of its KV-offload backend
-    (F.KV_OFFLOAD_BACKEND): (file, line, col) in the first config, of those ``chosen`` keeps, that writes
-    it as the row has it (one place for every row alike); None when none does."""
+    (F.KV_OFFLOAD_BACKEND): (file, line, col) of the value in the first config, of those ``chosen`` keeps, that
+    writes it as the row has it (one place for every row alike); None when none does."""
+    from sweepgate.core.load import at_value
     from sweepgate.core.plan import backend_points
 
     def path_in(config, field: str, row: dict) -> tuple | None:
@@ -357,7 +358,7 @@ def config_places(revision: Callable, chosen: Callable) -> Callable:
         users = tuple(key for key, config in rev.configs.items() if path_in(config, field, row))
         key = chosen(users)[0] if users else None
         owner = rev.owner.get(key) if key else None
-        return (owner.path, *owner.locate((key, *path_in(rev.configs[key], field, row)))) if owner else None
+        return (owner.path, *owner.locate(at_value((key, *path_in(rev.configs[key], field, row))))) if owner else None
 
     return place
 
