@@ -128,7 +128,7 @@ def _typo_repo(tmp_path: Path) -> tuple[Path, int, int]:
     lines[number] = lines[number].replace("cluster:b300-nv", TYPO)
     path.write_text("".join(lines))
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    return repo, number + 1, lines[number].index("runner") + 1
+    return repo, number + 1, lines[number].index(TYPO) + 1  # at the label itself (s48c), not `runner:`
 
 
 def _sweepgate(repo: Path, *args: str) -> subprocess.CompletedProcess:
