@@ -95,3 +95,18 @@ def test_a_changelog_problem_an_old_entry_has_too_is_the_change_s(repo_outside_a
     marks = {x.split(":", 1)[0]: x.endswith(" (also on main)") for x in err.splitlines()}
     assert marks == {"perf-changelog.yaml": False, AMD: True}, err
     assert "1 of 2 problems was already on main; 1 is new" in out.splitlines(), out
+
+
+
+def test_a_staged_check_reads_the_work_tree_s_copy_for_the_config_holding_a_duplicate(repo, capsys):
+    """--staged: HEAD is the work tree, whose copy (not the last commit's, where that line lies in another config)
+    says which config holds the duplicate."""
+    other = FLEET_AMD.replace("kimik3-fp4-mi355x-vllm-agentic:", "kimik3-fp4-mi355x-vllm-agentic-other:", 1)
+    repo.commit({AMD: TWICE.replace(*BUMP) + "\n" + other}, "pr: an image bump, and a config after it")
+    repo.write(AMD, other + "\n" + TWICE.replace(*BUMP))  # staged: the new config moved first
+    repo.git("add", AMD)
+    rc, out, err = run(capsys, "--staged")
+    assert rc == 1, out + err
+    (line,) = err.splitlines()
+    at = other.count("\n") + 1 + 4
+    assert line.startswith(f"{AMD}:{at}:") and line.endswith(" (also on main)"), err
