@@ -44,3 +44,28 @@ def test_commit_is_a_row_s_flag_and_a_full_sha(tmp_path, db, capsys):
     with pytest.raises(SystemExit) as exc:
         ingest(tmp_path, db, capsys, "101", "refs/heads/main", 1, "--commit", "1a2b3c4")
     assert exc.value.code == 2 and "'1a2b3c4' is not a full commit SHA" in capsys.readouterr().err
+
+
+def test_the_terminal_report_names_the_commit_too(tmp_path, db, capsys):
+    """New user from a wheel (s48d): the README says `--commit SHA` records the commit, "which the report then
+    names"; the Markdown did, the report `results compare` prints on a terminal (or through a pipe) did not, so
+    a maintainer comparing by hand could not see that the commit was taken."""
+    for n, run in enumerate(("101", "102", "103"), start=1):
+        assert ingest(tmp_path, db, capsys, run, "refs/heads/main", n, "--commit", MAIN_SHA)[0] == 0
+    assert ingest(tmp_path, db, capsys, "200", "refs/pull/7/head", 4, "--commit", PR_SHA)[0] == 0
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "200")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert "Measured on commit 2a2a2a2a2a2a (run 200)." in lines, out
+    assert "`" not in out, out  # no Markdown on a terminal
+    # above the headline, which stays the report's last line (`| tail -1`, docs/results.md)
+    assert lines[-1].startswith("run 200 against main ("), out
+    assert lines.index("Measured on commit 2a2a2a2a2a2a (run 200).") < len(lines) - 1, out
+
+
+def test_a_run_without_a_commit_names_none_on_the_terminal(tmp_path, db, capsys):
+    for n, run in enumerate(("101", "102", "103"), start=1):
+        assert ingest(tmp_path, db, capsys, run, "refs/heads/main", n)[0] == 0
+    assert ingest(tmp_path, db, capsys, "200", "refs/pull/7/head", 4)[0] == 0
+    rc, out, err = run_cli(capsys, "results", "compare", "--db", db, "--run", "200")
+    assert rc == 0 and "Measured on" not in out, out + err

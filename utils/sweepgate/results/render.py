@@ -392,11 +392,25 @@ def points_line(comparison: C.Comparison) -> str | None:
         f"{n} {verdict}" for verdict, n in counts if n)
 
 
+def _measured_commits(comparison: C.Comparison) -> list[str]:
+    """The full SHAs of the commits the run's records say they measured, sorted."""
+    records = [*comparison.heads.values(), *(e.head for e in comparison.evals)]
+    return sorted({c for r in records if isinstance(c := r.get(R.COMMIT), str) and COMMIT_SHA.fullmatch(c)})
+
+
+def measured_text(comparison: C.Comparison) -> str | None:
+    """``measured_note`` as plain text, for the terminal's report (s48d: a commit given to `ingest --commit`
+    was named in the Markdown only, so a maintainer comparing by hand could not see it was taken)."""
+    if not (commits := _measured_commits(comparison)):
+        return None
+    plural = "s" if len(commits) > 1 else ""
+    return f"Measured on commit{plural} {', '.join(map(short_sha, commits))} (run {printable(str(comparison.run))})."
+
+
 def measured_note(comparison: C.Comparison) -> str | None:
     """Name the commit(s) the run measured: a PR's comment stays up when a later push runs no
     sweep (no changelog entry), and must not then read as the newer head's results."""
-    records = [*comparison.heads.values(), *(e.head for e in comparison.evals)]
-    commits = sorted({c for r in records if isinstance(c := r.get(R.COMMIT), str) and COMMIT_SHA.fullmatch(c)})
+    commits = _measured_commits(comparison)
     if not commits:
         return None
     plural = "s" if len(commits) > 1 else ""
@@ -1075,8 +1089,17 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
     _eval_table(console, comparison, naming, baseline_ref)  # before the headline, which ends the report (s47g)
-    # the headline and the notes under it: a line a terminal wraps goes on under its first (HANG), one
-    # sentence as print_wrapped's above (review s45k: rich's wrapping began the headline's second line at column 0)
+    _headline(console, comparison, baseline_ref, window, naming)
+
+
+def _headline(console, comparison: C.Comparison, baseline_ref: str, window: int, naming: Naming) -> None:
+    """The headline and the notes under it, which end the terminal's report: a line a terminal wraps goes on
+    under its first (HANG), one sentence as print_wrapped's (review s45k: rich's wrapping began the headline's
+    second line at column 0); the commit measured above it, so that `| tail -1` still reads the verdict."""
+    from sweepgate.core.report import print_counts
+
+    if line := measured_text(comparison):
+        print_counts(console, line, hang=HANG)
     if line := points_line(comparison):
         print_counts(console, line, hang=HANG)
     print_counts(console, summary_line(comparison, baseline_ref, window), hang=HANG)
