@@ -796,6 +796,29 @@ def path_text(path: tuple) -> str:
     return out or "(whole config)"
 
 
+def _value_at(config, path: tuple):
+    for part in path:
+        try:
+            config = config[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return config
+
+
+def _plain(value) -> bool:
+    scalar = (str, int, float, bool, type(None))
+    return isinstance(value, scalar) or (isinstance(value, list) and all(isinstance(v, scalar) for v in value))
+
+
+def field_values(base_config, head_config, paths: list[tuple]) -> dict[str, list]:
+    """[base value, head value] of each changed path (``changed_paths``) whose values are plain, a scalar or a
+    list of scalars (None where the field is absent), by ``path_text``; a mapping or a list of them (a search-space
+    entry added whole) is named by the plan's fields, not shown (s48d: `changed KEY: image` said not from what to
+    what, which `results compare` says of the same change)."""
+    pairs = {path_text(p): [_value_at(base_config, p), _value_at(head_config, p)] for p in paths}
+    return {name: pair for name, pair in pairs.items() if all(map(_plain, pair))}
+
+
 def scenarios_of(config) -> list[str]:
     if not isinstance(config, dict) or not isinstance(config.get(F.SCENARIOS), dict):
         return []
@@ -807,6 +830,7 @@ class KeyDiff:
     key: str
     status: str  # one of F.RECIPE_STATUSES
     fields: list[str] = field(default_factory=list)
+    values: dict[str, list] = field(default_factory=dict)  # field -> [base value, head value] (``field_values``)
     scripts: list[dict] = field(default_factory=list)   # {path, base, head} (sha256 prefixes, None = absent)
     runner: bool = False
     lib: bool = False
@@ -817,7 +841,7 @@ class KeyDiff:
     def as_dict(self) -> dict:
         out = {"key": self.key, "status": self.status}
         if self.status == F.RECIPE_CHANGED:
-            out.update(fields=self.fields, scripts=self.scripts, runner=self.runner,
+            out.update(fields=self.fields, values=self.values, scripts=self.scripts, runner=self.runner,
                        benchmark_lib=self.lib, support_files=self.support, scenarios=self.scenarios)
         return out
 
@@ -882,6 +906,7 @@ def diff_recipes(base: RecipeSet, head: RecipeSet) -> dict[str, KeyDiff]:
         diff = KeyDiff(key, F.RECIPE_UNCHANGED)
         paths = changed_paths(b, h)
         diff.fields = [path_text(p) for p in paths]
+        diff.values = field_values(b, h, paths)
         present = [s for s in F.SCENARIO_TYPES if s in scenarios_of(b) or s in scenarios_of(h)]
         touched: set[str] = set()
         for p in paths:

@@ -481,6 +481,7 @@ def _markdown_recipes(plan: dict) -> list[str]:
             if isinstance(item, dict) and id(item) not in in_groups:
                 selected = " (selected)" if item["key"] in (plan.get("selected") or {}) else ""
                 out.append(f"- `{item['key']}`{selected}: {'; '.join(_change_reasons(item))}\n")
+                out += [f"{line}\n" for line in _value_lines(item, "  ", _md_value)]
             elif not isinstance(item, dict):
                 selected = " (selected)" if item in (plan.get("selected") or {}) else ""
                 out.append(f"- `{item}`{selected}\n")
@@ -682,13 +683,47 @@ def _one_line_groups(items: list[dict]) -> dict[tuple, list[dict]]:
     return {parts: group for parts, group in shared.items() if len(group) > CHANGED_ONE_LINE_OVER}
 
 
+VALUES_SHOWN = 5  # a changed config's field values the text and Markdown plans show; --json has every one
+VALUE_CHARS = 200  # a value longer than this is cut (…): a whole command line in a setting
+
+
+def _value_text(value) -> str:
+    """A config value as the plan shows it: a string as written, a field absent (or null) as ``(none)``, anything
+    else as JSON (YAML's true)."""
+    text = value if isinstance(value, str) else "(none)" if value is None else json.dumps(value)
+    return text if len(text) <= VALUE_CHARS else text[:VALUE_CHARS - 1] + "\u2026"
+
+
+def _value_lines(item: dict, indent: str, say) -> list[str]:
+    """The lines saying a changed config's field values before and after (``recipes.field_values``), each as
+    ``say(name, before, after)`` puts it, the first VALUES_SHOWN and a count of the rest (``say(None, n, '')``)."""
+    values = list((item.get("values") or {}).items())
+    lines = [indent + say(name, _value_text(old), _value_text(new)) for name, (old, new) in values[:VALUES_SHOWN]]
+    if len(values) > VALUES_SHOWN:
+        lines.append(indent + say(None, len(values) - VALUES_SHOWN, ""))
+    return lines
+
+
+def _text_value(name: str | None, old, new: str) -> str:
+    if name is None:
+        return f"and {old} more (plan --json has every value)"
+    return printable(f"{name}: {old} \u2192 {new}")
+
+
+def _md_value(name: str | None, old, new: str) -> str:
+    if name is None:
+        return f"- and {old} more (`plan --json` has every value)"
+    return f"- `{md_code(name)}`: `{md_code(old)}` \u2192 `{md_code(new)}`"
+
+
 def _changed_lines(items: list[dict]) -> list[str]:
-    """The text plan's lines of changed configs: one each, but for ``_one_line_groups``, one line a group
-    naming its first three configs and their count."""
+    """The text plan's lines of changed configs: one each, its field values under it, but for
+    ``_one_line_groups``, one line a group naming its first three configs and their count."""
     grouped = _one_line_groups(items)
     in_groups = {id(item) for group in grouped.values() for item in group}
-    lines = [f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(_change_parts(item))}"
-             for item in items if id(item) not in in_groups]
+    lines = [line for item in items if id(item) not in in_groups
+             for line in [f"  {F.RECIPE_CHANGED} {item['key']}: {', '.join(_change_parts(item))}",
+                          *_value_lines(item, "    ", _text_value)]]
     return lines + [f"  {F.RECIPE_CHANGED} {count(len(group), 'config key')}: {', '.join(parts)} "
                     f"({', '.join(item['key'] for item in group[:3])} and {len(group) - 3} more; plan --json lists each)"
                     for parts, group in grouped.items()]
