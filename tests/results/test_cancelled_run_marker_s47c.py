@@ -244,8 +244,9 @@ def test_the_collect_job_stores_a_cancelled_push_to_main_marked(tmp_path, capsys
     write_job(downloaded, "kimi_conc8", None, job(run_id="104", status="cancelled", row={**job()["row"], "conc": 8}))
     summary = tmp_path / "summary.md"
     steps = _steps()
-    first = yaml.safe_load(RUN_SWEEP.read_text(encoding="utf-8"))["jobs"]["collect"]["steps"][0]
-    # s47l: the run's cancelled(), as only a job's `if` reads it (the run-cancelled job), not the step's own
+    # s47l: the run's cancelled(), as only a job's `if` reads it (the run-cancelled job), not the step's own (s48e:
+    # the step after the checkout, which empties a fresh runner's workspace: test_marker_after_checkout_s48e.py)
+    first = steps["Note that the run was cancelled"]
     assert first["if"] == "${{ !failure() && needs.run-cancelled.result != 'skipped' }}", first
     for name, step in steps.items():  # run after a cancel too, unless a step before failed
         if name not in (first["name"], "Compare with main") and "always()" not in str(step.get("if")):

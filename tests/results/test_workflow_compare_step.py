@@ -208,7 +208,7 @@ def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, ca
         assert not condition(comment["if"], needs)
         return
     assert result == "success", ran
-    assert [r.split(" (failed: ")[0] for r in ran] == [JOBS["collect"]["steps"][1]["name"], "actions/download-artifact", "Summarize",
+    assert [r.split(" (failed: ")[0] for r in ran] == [JOBS["collect"]["steps"][0]["name"], "actions/download-artifact", "Summarize",
                                               "actions/setup-python", "Install sweepgate", "Ingest results",
                                               "Compare with main", upload], ran
     summary = (tmp_path / "step-summary.md").read_text()
