@@ -51,6 +51,7 @@ class Tracked:
                  symlinks: Callable[[], "list[str]"] | None = None, there: Callable[[str], bool] | None = None):
         self._list, self._by_name, self._gitlinks, self._symlinks = list_paths, None, gitlinks, symlinks
         self._sorted: list[str] | None = None
+        self._folders: dict[str, list[str]] | None = None  # folder name -> the tracked folders so named
         self.there = there if there is not None else (lambda path: True)  # (``Reader.there``)
 
     def gitlinks(self) -> list[str]:
@@ -75,13 +76,27 @@ class Tracked:
         return [path for path in self._names().get(rest.rsplit("/", 1)[-1], ())
                 if _along(path, rest)]
 
-    def matching(self, pattern: str, from_top: bool) -> list[str]:
+    def folders_along(self, rest: str) -> list[str]:
+        """The tracked folders (never the top) a path from a start only the run knows that ends in ``rest`` may be, as
+        ``may_be`` for files: those that end in it, and those it ends in, name for name, in order."""
+        if self._folders is None:
+            self._folders = {}
+            for path in sorted({path.rsplit("/", 1)[0] for paths in self._names().values() for path in paths
+                                if "/" in path}):
+                for up in range(path.count("/") + 1):  # each folder on the way
+                    folder = path.rsplit("/", up)[0] if up else path
+                    held = self._folders.setdefault(folder.rsplit("/", 1)[-1], [])
+                    held += [] if folder in held else [folder]
+        return sorted(folder for folder in self._folders.get(rest.rsplit("/", 1)[-1], ()) if _along(folder, rest))
+
+    def matching(self, pattern: str, from_top: bool, above: bool = False) -> list[str]:
         """The tracked files a path with a glob (``recipes.globbed``) matches, in order, name for name as bash's glob
         does (`*` never across a `/`; a dot file too, which costs a reuse at most): the whole path from the top
-        (``from_top``), else its last names (a path whose start only the run knows)."""
+        (``from_top``), else its last names (a path whose start only the run knows), or, ``above`` (an absolute
+        path's: the checkout may be mounted anywhere along it), a path its last names match whole too."""
         want = pattern.split("/")
         return [path for paths in self._names().values() for path in paths
-                if _globs_along(path.split("/"), want, from_top)]
+                if _globs_along(path.split("/"), want, from_top, above)]
 
     def under(self, folder: str) -> list[str]:
         """The tracked files in ``folder``, at any depth, in order (none for a file or a path the checkout has not)."""
@@ -100,8 +115,11 @@ def _along(path: str, rest: str) -> bool:
     return bool(ending_in(rest, [path]) or ending_in(path, [rest]))
 
 
-def _globs_along(names: list[str], want: list[str], whole: bool) -> bool:
-    """Whether the path of ``names`` matches the glob's ``want`` name for name: all of it (``whole``), or its end."""
+def _globs_along(names: list[str], want: list[str], whole: bool, above: bool = False) -> bool:
+    """Whether the path of ``names`` matches the glob's ``want`` name for name: all of it (``whole``), or its end, or
+    (``above``) all of the path, ``want``'s end."""
+    if above and len(names) < len(want):
+        want = want[len(want) - len(names):]
     if len(names) < len(want) or whole and len(names) != len(want):
         return False
     return all(fnmatch.fnmatchcase(name, glob) for name, glob in zip(names[len(names) - len(want):], want))
@@ -272,24 +290,16 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
         more.extend(path for path in paths if path not in out or tuple(folders.get(path, ())) != read_with.get(path))
         out.update(dict.fromkeys(paths))
 
-    tailed = False
+    tailed, mounted, passed = False, [], 0  # (the mounts of the checkout's folders met, as many as the last full pass)
     while todo:
         more: list[str] = []
         read_with.update((path, tuple(folders.get(path, ()))) for path in todo)
-        tails = [(rest, start in (WORKSPACE, shellwords.ABSOLUTE_DATA), site)
-                 for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
-        tailed = tailed or bool(tails)
-        _read_tails(tails, take, blobs, tracked, folders, globbed(todo, blobs, folders))
-        for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
-            if path in blobs and blobs[path] is None and ("/" in path or tracked.there(path) and tracked.under(path)):
-                reached, escaped = _reached(path, blobs, tracked, lambda found: [
-                    got for start in folders.get(path) or [(TOP_CWD, ())]
-                    for got in _read_at(folders, found, blobs, start[0], tracked)])
-                take([*reached, *_folder_files(path, blobs, tracked, folders)])
-                if escaped:
-                    tailed = True
-                    _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
+        mounted += [mount for mount in recipes.mounted_folders(shell_files(todo, folders), blobs, folders)
+                    if mount not in mounted]
+        tailed = _read_ends(todo, take, blobs, tracked, folders, mounted) or tailed
         todo = list(dict.fromkeys(more)) or _read_rest(list(out), blobs, tracked, folders, take, more)
+        if not todo and len(mounted) > passed:  # a mount met after a file's ends were read: all again, through it
+            todo, passed = list(out), len(mounted)
     if tailed and _workspace_moved(shell_files(out, folders), blobs):  # the workspace set: it may be in any submodule
         out.update(dict.fromkeys(tracked.gitlinks()))
     missing = [path for path in out if path in blobs and blobs[path] is None]
@@ -299,6 +309,27 @@ def tail_files(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[s
     found = Files(out)
     found.folders = folders
     return found
+
+
+def _read_ends(todo: list[str], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
+               folders: dict[str, list], mounted: list[tuple[str, str]]) -> bool:
+    """``take`` (``tail_files``) what the files ``todo`` read by a path whose start only the run knows
+    (``_read_tails``, also through each mount of ``mounted``: ``recipes.mounted_folders``) and by a path through a
+    tracked link or of a tracked folder (``_reached``, ``_folder_files``); whether any such path was met."""
+    tails = [(rest, start in (WORKSPACE, shellwords.ABSOLUTE_DATA), site, start == shellwords.ABSOLUTE_DATA)
+             for _, _, rest, start, site in tail_sources(todo, blobs, starts=True, folders=folders, sites=True)]
+    tailed = bool(tails)
+    _read_tails(tails, take, blobs, tracked, folders, globbed(todo, blobs, folders), mounted)
+    for path in todo:  # `source bench/y.sh` by its path, bench a link: git tracks no such path
+        if path in blobs and blobs[path] is None and ("/" in path or tracked.there(path) and tracked.under(path)):
+            reached, escaped = _reached(path, blobs, tracked, lambda found: [
+                got for start in folders.get(path) or [(TOP_CWD, ())]
+                for got in _read_at(folders, found, blobs, start[0], tracked)])
+            take([*reached, *_folder_files(path, blobs, tracked, folders)])
+            if escaped:
+                tailed = True
+                _read_tails([(escaped, False, TOP_CWD)], take, blobs, tracked, folders)
+    return tailed
 
 
 def _read_rest(files: list[str], blobs: Blobs, tracked: Tracked, folders: dict[str, list],
@@ -391,21 +422,26 @@ def _python_cwds(path: str, text: str, folders: dict[str, list]) -> list[str]:
 
 
 def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
-                folders: dict[str, list], globs: list[tuple] = ()) -> None:
+                folders: dict[str, list], globs: list[tuple] = (), mounted: list[tuple[str, str]] = ()) -> None:
     """``take`` what a `source` of each of ``tails`` (its written end, whether it starts at the workspace, the working
-    folder there) may read (``tail_files``), each file read from that folder (``folders``); a tracked link out of the
-    checkout on its way adds the names after it, from a start only the run knows (``_reached``). Then what each path
-    with a glob of ``globs`` (``recipes.globbed``) matches (``_read_globs``)."""
-    _read_globs(globs, take, blobs, tracked, folders)
+    folder there, and whether it is an absolute path read as data, which may name a folder read whole) may read
+    (``tail_files``), each file read from that folder (``folders``), also through each mount of ``mounted``
+    (``_through_mounts``); a tracked link out of the checkout on its way adds the names after it, from a start only
+    the run knows (``_reached``). Then what each path with a glob of ``globs`` (``recipes.globbed``) matches
+    (``_read_globs``)."""
+    _read_globs(globs, take, blobs, tracked, folders, mounted)
     seen: set[tuple] = set()
     while tails:
-        rest, from_top, site = tails.pop(0)
+        rest, from_top, site, *whole = tails.pop(0)
         if (rest, from_top, site) in seen:
             continue
         seen.add((rest, from_top, site))
         take([link for link in tracked.gitlinks() if _may_hold(link, rest, from_top)])
-        for path in tracked.may_be(rest):
+        for path in [*tracked.may_be(rest), *(path for path in _through_mounts(rest, mounted) if tracked.holds(path))]:
             take(_read_at(folders, path, blobs, site, tracked))
+        if whole and whole[0]:  # s48e: `python3 t.py /workspace/shared/cfgs` may read each file of shared/cfgs
+            for folder in dict.fromkeys([*tracked.folders_along(rest), *_through_mounts(rest, mounted)]):
+                take(_folder_files(folder, blobs, tracked, folders))
         names = rest.split("/")
         for link in tracked.symlinks():  # `$X/bench/y.sh`, bench a link: the file is where the link leads
             for k in range(1, len(names)):
@@ -416,17 +452,49 @@ def _read_tails(tails: list[tuple], take: Callable[[list[str]], None], blobs: Bl
                     tails += [(escaped, False, site)] if escaped else []  # out of the checkout: it may come back
 
 
+def _through_mounts(rest: str, mounted: list[tuple[str, str]]) -> list[str]:
+    """The checkout paths a written end ``rest`` may name through a mount of ``mounted`` (target, the checkout folder
+    mounted there: ``recipes.mounted_folders``): for each start of its names that is the end of the target's, the rest
+    under that folder (s48e: `cat /workspace/bar/c.json` in a file `-v "$PWD/shared:/workspace/bar"` runs is
+    shared/c.json, as is `bar/c.json` from a working folder only the run knows). Reading one the run does not costs a
+    reuse at most."""
+    names = rest.split("/")
+    found: list[str] = []
+    for target, folder in mounted:
+        own = [name for name in target.split("/") if name]
+        found += [posixpath.join(folder, *names[k:]) for k in range(1, min(len(own), len(names) - 1) + 1)
+                  if names[:k] == own[len(own) - k:]]
+    return list(dict.fromkeys(found))
+
+
+def _globbed_through_mounts(want: list[str], mounted: list[tuple[str, str]], tracked: Tracked) -> list[str]:
+    """The tracked files an absolute path with a glob (its names ``want``) matches through a mount of ``mounted``, as
+    ``_through_mounts`` maps a written end: its names after the target's, from the folder mounted there."""
+    found: list[str] = []
+    for target, folder in mounted:
+        own = [name for name in target.split("/") if name]
+        for k in range(1, min(len(own), len(want) - 1) + 1):
+            if all(fnmatch.fnmatchcase(name, glob) for name, glob in zip(own[len(own) - k:], want[:k])):
+                pattern = [*(folder.split("/") if folder else []), *want[k:]]
+                found += [path for path in tracked.matching("/".join(pattern), True) if path not in found]
+    return found
+
+
 def _read_globs(globs: list[tuple], take: Callable[[list[str]], None], blobs: Blobs, tracked: Tracked,
-                folders: dict[str, list]) -> None:
+                folders: dict[str, list], mounted: list[tuple[str, str]] = ()) -> None:
     """``take`` (``tail_files``) every tracked file each of ``globs`` (``recipes.globbed``: a path with a glob, whether
     from the top, the working folder there) matches, read from that folder (``folders``), and the submodules that
     may hold one (git tracks none of their files): each on its way from the top, any where only the run knows the
     start."""
     for pattern, from_top, site in globs:
+        above = pattern.startswith("/")  # (s48e: an absolute path's: the checkout may be mounted anywhere along it)
+        pattern = pattern.lstrip("/")
         want = pattern.split("/")
         take([link for link in tracked.gitlinks()
               if not from_top or _globs_along(link.split("/"), want[:link.count("/") + 1], True)])
-        for path in tracked.matching(pattern, from_top):
+        for path in tracked.matching(pattern, from_top, above):
+            take(_read_at(folders, path, blobs, site, tracked))
+        for path in _globbed_through_mounts(want, mounted, tracked) if above else ():
             take(_read_at(folders, path, blobs, site, tracked))
 
 

@@ -502,6 +502,15 @@ def argument_paths(paths, blobs: dict[str, bytes | None], folders: dict | None =
     return [path for path in dict.fromkeys(found) if not path.startswith("../")]
 
 
+def mounted_folders(paths, blobs: dict[str, bytes | None], folders: dict | None = None) -> list[tuple[str, str]]:
+    """(the target, the folder's checkout path) of each mount of a folder of the checkout a command that starts a
+    container in the files ``paths`` writes (``shellwords.Reading.mounted``), in order, each file read from each
+    working folder ``folders`` gives it: ``identity.tail_files`` reads a written end through each."""
+    found = [(target, site[1]) for folder, read in _readings(paths, blobs, folders) for target, place in read.mounted
+             if (site := _site(folder, place)) is not None and site[0] == shellwords.TOP]
+    return list(dict.fromkeys(found))
+
+
 def _readings(paths, blobs: dict[str, bytes | None], folders: dict | None):
     """(its folder, its ``shellwords.Reading``) of each of the files ``paths`` (as far as ``blobs`` holds them) read
     from each working folder ``folders`` gives it (by default the top), in order."""

@@ -427,6 +427,11 @@ class Reading:
     # the container the text runs in (``_Inside``: a command string's, `srun --container-mounts=… bash -c '…'`), whose
     # mounts say which file of the checkout a `source` of an absolute path there is (``_record``); None: this host
     inside: "_Inside | None" = None
+    # each mount of a folder of the checkout a command of the text that starts a container writes (``_mounted``): its
+    # target, and the folder's place (TOP, or FOLDER): a file that container runs may spell a file of that folder by
+    # the target's names (s48e: `cat /workspace/bar/c.json` in the shared/x.sh a `-v "$PWD/shared:/workspace/bar"`
+    # runs is shared/c.json; ``identity.tail_files`` maps a written end through each)
+    mounted: list[tuple[str, Place]] = field(default_factory=list)
 
 
 def reading(text: str, cwd: Place | None = TOP_CWD, moves: tuple[tuple[int, Place | None], ...] = (),
@@ -473,6 +478,7 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     _commands(text, code, spans, read, variables, shown, moves or {}, sets or {}, absent, literals)
     _ran(text, code, read, variables or {}, literal, spans, inside, lost)
     _copied(text, code, spans, read, variables or {})
+    read.mounted += _mounted(text, code, spans, read, variables or {})
     if depth < _STRING_DEPTH:
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
         for inner, offsets, quoted in strings:
@@ -519,6 +525,7 @@ def _take_sub(read: Reading, sub: Reading, offsets: list[int]) -> None:
     read.argument_sites += sub.argument_sites
     read.copied += [(outer(at), place) for at, place in sub.copied]
     read.copied_sites += sub.copied_sites
+    read.mounted += [mount for mount in sub.mounted if mount not in read.mounted]
 
 
 def _cwd_at(moved: list[tuple[int, Place | None, int]], at: int, variables: dict[str, Place | None]) -> Place | None:
@@ -1175,6 +1182,8 @@ def _record(read: Reading, word: str, substituted: bool, said_at: int, place: Pl
         _record_inside(read, said_at, word, read.inside.place(bare)[0], cwd)
     elif place is None and not substituted and (tail := _absolute_tail(bare)):
         _unplaced(read, said_at, word, tail, cwd=cwd)  # the checkout may be mounted there (``_absolute_tail``)
+    elif place is None and not substituted and bare.startswith("/") and (globbed := _globbed(word, scope.variables)):
+        _glob(read, said_at, globbed, cwd, word)  # (s48e: `source /workspace/lib/*.sh`, as with no glob)
     elif place is None and (said := _unseen(word, substituted)):
         bare = word.replace('"', "").replace("'", "")
         tail = None if substituted or bare.startswith(_STANDARD_INPUT) else _tail(_TAIL.search(bare))
@@ -1309,7 +1318,9 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     one (an expansion there matches any name, `*`), TOP or FOLDER, or TAIL where only the run knows the start but
     names before the glob are written (`"$GITHUB_WORKSPACE"/shared/*.sh`, the workspace may be moved: every tracked
     file matching its end, ``identity.tail_files``); () for one outside the checkout (`/etc/profile.d/*.sh`); None
-    where only the run knows the folder and no name before the glob is written; False for a path with no glob.
+    where only the run knows the folder and no name before the glob is written; False for a path with no glob. An
+    absolute path's TAIL is all of it, its `/` kept (s48e: `bash /workspace/shared/*.sh` in a container that mounts
+    the checkout there), but under ``_NO_CHECKOUT``: ().
     A path whose glob characters are all literal (``_quoted_globs_masked``: `"x*.sh"`) names one file, matched so, as
     a relative path is where only the run knows the folder (TAIL: every tracked file of that name); False where a
     variable only the run knows starts it (read as any path so is)."""
@@ -1320,6 +1331,12 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     if k is None:
         return False
     names = masked.split("/")
+    if bare.startswith("/") and not bare.startswith((*_NO_CHECKOUT, *_STANDARD_INPUT)):
+        # s48e: an absolute path, as one with no glob (``_absolute_tail``): the file holding it may run in a container
+        # that mounts the checkout along it, so its written end, kept absolute (``identity._read_globs``: every tracked
+        # file it ends in, or that ends in it)
+        whole = posixpath.normpath(_AN_EXPANSION.sub("*", masked).translate(_MASKED_AS_LITERAL))
+        return (TAIL, whole) if whole.strip("/") else ()
     if _OUTSIDE.match(bare):
         return ()
     prefix = bare[:len("/".join(names[:k]))]
@@ -2515,6 +2532,27 @@ def _inside_at(text: str, code: str, spans, at: int, read: Reading, start: dict[
     variables = _in_force(read.assigned, at, start)
     variables[_CWD] = _cwd_at(read.moved, at, start)
     return _Inside(mounts.view(words) or mounts.View(), variables)
+
+
+# A command's word that starts a container (``mounts.TOOLS``, its folder aside), and where its command ends
+_CONTAINER_TOOL = re.compile(r'(?<![^\s;&|(`])(?:[\w.+-]*/)*(?:' + "|".join(mounts.TOOLS) + r')(?=[ \t])')
+_COMMAND_END = re.compile(r'(?<!\\)\n|[;&|)]|\Z')
+
+
+def _mounted(text: str, code: str, spans, read: Reading, start: dict[str, Place | None]) -> list[tuple[str, Place]]:
+    """Each mount of a folder of the checkout (TOP, FOLDER) the commands of ``text`` that start a container write
+    (``Reading.mounted``): its target and the folder's place, as ``_Inside.place`` reads the mount's source with the
+    variables in force at the command; whether or not the command runs a file the text names (`docker run -d … img`
+    then `docker exec`: the image's own command may run one)."""
+    found: list[tuple[str, Place]] = []
+    for m in _CONTAINER_TOOL.finditer(code):
+        end = _COMMAND_END.search(code, m.end()).start()
+        container = _inside_at(text, code, spans, end, read, start)
+        for _, target in container.view.mounts:
+            place, mounted, _ = container.place(target)
+            if mounted and place is not None and place[0] in (TOP, FOLDER) and (target, place) not in found:
+                found.append((target, place))
+    return found
 
 
 def _containers(text: str, code: str, spans, read: Reading, start: dict[str, Place | None], elsewhere: set[int],
