@@ -491,14 +491,45 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 at_start[_CWD] = own.site  # run in a container: it starts where the container's options say
             gone = lost | {name for name in variables if name != _CWD and at_start.get(name) is None
                            and _path_valued(f"${name}", variables)}  # (after an `eval` in the outer text)
-            # (a string run after the literal's assignment, that assigns the variable nowhere itself, sees it)
+            # (a string run after the literal's assignment, that assigns the variable nowhere itself, sees it, where
+            # its shell gets the variable: exported, through a command that hands it the environment, _hands_down)
             held = {name: (value, -1) for name, (value, end) in literals.items()
                     if end < (offsets[0] if offsets else 0) and not re.search(
-                        rf'(?<![\w$./:-]){re.escape(name)}(?:\[[^]\n]*\])?\+?=', inner)}
+                        rf'(?<![\w$./:-]){re.escape(name)}(?:\[[^]\n]*\])?\+?=', inner)
+                    and _hands_down(text, code, spans, offsets, name)}
             sub = _read(inner, at_start, depth + 1, quoted, absent=absent, inside=own or inside, lost=frozenset(gone),
                         literals=held)
             _take_sub(read, sub, offsets)
     return read
+
+
+# The commands that run a command string in a shell started with their own environment (``_hands_down``): a shell,
+# and Slurm's, which export the whole environment unless told otherwise (`--export`)
+_HANDING = frozenset(("bash", "sh", "dash", "zsh", "ksh", "srun", "salloc", "sbatch"))
+# Words that start the string's shell without this one's environment, or with another (a container, another host,
+# another user, `env -i`): with any of them in the command, a variable set here is not the string's
+_NOT_HANDING = frozenset(("docker", "podman", "nerdctl", "ssh", "sudo", "su", "doas", "runuser", "env", "enroot",
+                          "singularity", "apptainer", "chroot", "setpriv", "unshare", "nsenter", "systemd-run"))
+_EXPORTED = r'(?<![\w./-])(?:export|declare[ \t]+-\w*x\w*|typeset[ \t]+-\w*x\w*)(?:[ \t]+[^\s;&|()]+)*?[ \t]+{}(?![\w[])'
+
+
+def _hands_down(text: str, code: str, spans, offsets: list[int], name: str) -> bool:
+    """Whether the shell that runs the command string at ``offsets`` gets the variable ``name`` this text sets (s48e,
+    ``_code_literals``): exported (`export V='…'`, `export V`, `declare -x V`) before the string, and the string's
+    command, as written, is a shell or Slurm's (``_HANDING``) with no word that starts it elsewhere or with another
+    environment (``_NOT_HANDING``, an `--export` but `--export=ALL`). Otherwise (`docker run img bash -c '…'`, `ssh
+    node '…'`, a variable not exported, a command the reading cannot tell) the string's `eval "$V"` runs what its own
+    environment holds, code only the run knows."""
+    at = offsets[0] if offsets else 0
+    if not re.search(_EXPORTED.format(re.escape(name)), code[:at]):
+        return False
+    lo, view, begin = _command_view(code, spans, at)
+    words = [word.replace('"', "").replace("'", "") for word in text[lo + begin:at].split()]
+    words = [word for word in words if not _BEFORE_VALUE.match(word) or word.startswith("-")]  # (`V=x cmd`)
+    if not words or posixpath.basename(words[0]) not in _HANDING:
+        return False
+    return not any(posixpath.basename(word) in _NOT_HANDING or word.startswith("--export") and word != "--export=ALL"
+                   for word in words)
 
 
 def _take_sub(read: Reading, sub: Reading, offsets: list[int]) -> None:
