@@ -1,13 +1,13 @@
 """s48e: code a file sets a variable to is an `eval`'s in a command string only where the string's shell gets it.
 
 s47f (``shellwords._code_literals``) reads `eval "$DOCKER_CMD_DETECT"` as running the code the file writes, and s47l
-holds that code for a command string run after the assignment (InferenceX's job.slurm: `export DOCKER_CMD_DETECT='…'`,
-then `srun … bash -lc "… eval \\"\\$DOCKER_CMD_DETECT\\" …"`). It was held for every command string, also where the
-string's shell never gets the variable: one not exported, or a string run by `docker run` (the container's environment
-is the image's), `sudo`, `env -i`, `srun --export=NONE`. There the eval runs what that shell's own environment holds,
-code only the run knows that may choose the file run, yet the row kept an identity and `ci reuse` could take a
-result whose inputs changed. Now the code is held only where the variable is exported and the string's command is a
-shell or Slurm's handing it the environment (``shellwords._hands_down``); elsewhere the row has no identity.
+holds that code for a command string run after the assignment (InferenceX's job.slurm exports it, then runs
+`srun … bash -lc "… eval …"`). It was held for every command string, also where the string's shell never gets the
+variable: one not exported, or a string run by `docker run` (the container's environment is the image's), `sudo`,
+`env -i`, `srun --export=NONE`. There the eval runs what that shell's own environment holds, code only the run knows
+that may choose the file run, yet the row kept an identity and `ci reuse` could take a result whose inputs changed.
+Now the code is held only where the variable is exported and the string's command is a shell or Slurm's handing it
+the environment (``shellwords._hands_down``); elsewhere the row has no identity.
 """
 
 from __future__ import annotations

@@ -510,7 +510,8 @@ _HANDING = frozenset(("bash", "sh", "dash", "zsh", "ksh", "srun", "salloc", "sba
 # another user, `env -i`): with any of them in the command, a variable set here is not the string's
 _NOT_HANDING = frozenset(("docker", "podman", "nerdctl", "ssh", "sudo", "su", "doas", "runuser", "env", "enroot",
                           "singularity", "apptainer", "chroot", "setpriv", "unshare", "nsenter", "systemd-run"))
-_EXPORTED = r'(?<![\w./-])(?:export|declare[ \t]+-\w*x\w*|typeset[ \t]+-\w*x\w*)(?:[ \t]+[^\s;&|()]+)*?[ \t]+{}(?![\w[])'
+_EXPORTED = (r'(?<![\w./-])(?:export|declare[ \t]+-\w*x\w*|typeset[ \t]+-\w*x\w*)(?:[ \t]+[^\s;&|()]+)*?'
+             r'[ \t]+{}(?![\w[])')
 
 
 def _hands_down(text: str, code: str, spans, offsets: list[int], name: str) -> bool:

@@ -433,9 +433,9 @@ def cancelled_note(results: list[str], statuses: dict[str, str], pr: bool = True
     name; a success is a whole job finished, stored and reusable) and which not (cancelled, failed, a sidecar
     unread: stored as they ended, never reused). A later sweep runs only those (``ci reuse`` with a results
     database): the PR's own (``pr``), else, for a push to main, main's next. Either run's results are stored
-    marked as of a cancelled run (``results ingest --run-cancelled``) when the run itself was cancelled (run-sweep.yml's
-    run-cancelled job, whose own `if` reads the run's cancelled()), so no baseline reads them; a job ended by its own timeout cancels only that job,
-    and the run's other records stay baseline material."""
+    marked as of a cancelled run (``results ingest --run-cancelled``) when the run itself was cancelled
+    (run-sweep.yml's run-cancelled job, whose own `if` reads the run's cancelled()), so no baseline reads them; a
+    job ended by its own timeout cancels only that job, and the run's other records stay baseline material."""
     if github.CANCELLED not in results:
         return None
     kept = sorted(name for name, status in statuses.items() if status == jobfile.SUCCESS)
