@@ -184,7 +184,11 @@ _INTERPRETER_NAME = r'(?:' + PYTHON_NAME + '|' + _SHELL_NAME + ')'
 # `eval`, as a word of the code; the string follows
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
                              r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
-                             r'|(?P<eval>eval)|(?P<trap>trap))(?=[ \t])')
+                             r'|(?P<eval>eval)|(?P<trap>trap)|(?P<ssh>ssh))(?=[ \t])')
+# `ssh`'s options that take the next word as their value (`-i key`, `-p 22`, `-o Opt=v`): the host is the first word
+# after its options, and the words after the host are the command the remote login shell runs (s48e)
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+_SSH_COMMAND = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*ssh(?=[ \t])')
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
 _SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*' + _SHELL_NAME + r'(?![\w./-])'
 _SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
@@ -489,6 +493,8 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
                 at_start[_CWD] = None
             if (own := _string_inside(text, code, spans, offsets, read, variables)) and own.view.written:
                 at_start[_CWD] = own.site  # run in a container: it starts where the container's options say
+            if offsets and _SSH_COMMAND.search(*_command_view(code, spans, offsets[0])[1:]):
+                at_start[_CWD] = None  # (s48e: another host's login shell, in its home: a folder only the run knows)
             gone = lost | {name for name in variables if name != _CWD and at_start.get(name) is None
                            and _path_valued(f"${name}", variables)}  # (after an `eval` in the outer text)
             # (a string run after the literal's assignment, that assigns the variable nowhere itself, sees it, where
@@ -594,13 +600,14 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
         if (m["eval"] or m["trap"]) and not _at_command_start(code, m.start()):
             continue  # `echo eval 'source x'`: an argument
         at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
-        if (m["eval"] or m["trap"]) and not (text.startswith(("'", '"', "$'"), at)):
-            continue
+        at = _ssh_command_at(text, at) if m["ssh"] else at
+        if (m["eval"] or m["trap"] or m["ssh"]) and (at is None or not text.startswith(("'", '"', "$'"), at)):
+            continue  # (`ssh node bash x.sh`, its command not quoted: ``_ran`` reads it as a command's words)
         words, ends = [], at
         while ends < len(text) and (word := _word(text, ends)):
             words.append((ends, word))
             ends += len(word)
-            if not m["eval"] or not (gap := re.match(r"(?:[ \t]|\\\n)+", text[ends:])):
+            if not (m["eval"] or m["ssh"]) or not (gap := re.match(r"(?:[ \t]|\\\n)+", text[ends:])):
                 break
             ends += gap.end()
         inner, offsets = [], []
@@ -612,6 +619,26 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
         quoted = bool(m["shell"]) and len(words) == 1 and words[0][1].startswith("'")
         out.append(("".join(inner), offsets, quoted))
     return out
+
+
+def _ssh_command_at(text: str, at: int) -> int | None:
+    """Where the command an `ssh` whose options start at ``at`` gives the remote host begins: after its options (and
+    the values ``_SSH_VALUED`` take) and the host; None where the line ends before one."""
+    host = False
+    while at < len(text) and (word := _word(text, at)):
+        if host:
+            return at
+        bare = word.replace('"', "").replace("'", "")
+        skip = bare.startswith("-") and len(bare) == 2 and bare[1] in _SSH_VALUED
+        host = not bare.startswith("-")
+        at += len(word)
+        for _ in range(2 if skip else 1):
+            if not (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])):
+                return None
+            at += gap.end()
+            if skip and _ == 0:
+                at += len(_word(text, at) or "")
+    return None
 
 
 def _shell_heredocs(text: str, code: str, literal: list[tuple[int, int]]) -> list[tuple[str, list[int], bool]]:
