@@ -53,7 +53,8 @@ def _collect_until_ingest(workspace: Path, run_cancelled: str) -> list[str]:
                       job(run_id="104", ref=MAIN, finished="2026-01-04T12:00:00+00:00"))
         elif "run" in found and found["run"].strip() != "python -m pip install --quiet .":
             proc, _ = run_step(found, workspace, **env_of(found, values),
-                               GITHUB_STEP_SUMMARY=str(workspace.parent / "summary.md"))
+                               GITHUB_STEP_SUMMARY=str(workspace.parent / "summary.md"), GITHUB_RUN_ID="104",
+                               GITHUB_RUN_ATTEMPT="1")
             assert proc.returncode == 0, (name, proc.stderr)
         if name == "Ingest results":
             return ran
