@@ -204,18 +204,21 @@ def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
 
 # The one line `results ingest` says on stderr when it stored results of outputs with no sidecar and no --row (a raw
 # sample's content-hash run, on no ref: ``commands.results_ingest._no_ref_warning``), as it renders it.
-NO_REF_LINE = re.compile(r".+: warning: \d+ results? (of \d+ outputs \(this one and \d+ others?\) )?stored on no ref \(no \.job\.json "
-                         r"beside (it|them), no --row\): no baseline of results compare takes .+\n?")
+NO_REF_LINE = re.compile(r".+: warning: \d+ results? (of \d+ outputs \(this one and \d+ others?\) )?stored "
+                         r"(before )?on no ref(, \d+ of them before)? \(no \.job\.json beside (it|them), no --row\): no "
+                         r"baseline of results compare takes .+\n?")
 
 
-def no_ref_said(err: str, out: str | None = None) -> str:
+def no_ref_said(err: str, out: str | None = None, verbose: bool = False) -> str:
     """``err`` of an ingest that stored outputs with no sidecar and no --row less its no-ref line (``NO_REF_LINE``),
     which must be there, once: the rest, which the caller checks as it checked the whole before ("" for an ingest
     that says nothing else: no traceback, no warning). Given its stdout ``out``, the line must be there only when the
-    ingest's last line counts results new (an ingest of raw outputs stored before stores and says nothing)."""
+    ingest's last line counts results new (an ingest of raw outputs stored before stores and does not say it), or,
+    of an ingest with --verbose (``verbose``), any results (it says it of those stored before too, s48a)."""
     lines = err.splitlines(keepends=True)
     said = [line for line in lines if NO_REF_LINE.fullmatch(line)]
-    new = out is None or not re.search(r"^ingested \d+ results \(0 new\)", out.splitlines()[-1])
+    last = "" if out is None else out.splitlines()[-1]
+    new = out is None or not re.search(r"^ingested 0 results" if verbose else r"^ingested \d+ results \(0 new\)", last)
     assert len(said) == (1 if new else 0), f"expected {'one' if new else 'no'} no-ref line on stderr:\n{err}"
     return "".join(line for line in lines if not NO_REF_LINE.fullmatch(line))
 

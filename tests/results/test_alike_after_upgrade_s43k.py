@@ -33,7 +33,7 @@ def _ingest(capsys, db, path, warned: bool = False) -> list[str]:
     """The lines `results ingest --verbose` printed; stderr but its no-ref line (a raw file: no sidecar, no --row)
     empty unless ``warned`` (the file's own warnings)."""
     rc, out, err = run_cli(capsys, "results", "ingest", "--verbose", "--db", db, str(path))
-    assert rc == 0 and (warned or no_ref_said(err, out) == ""), (out, err)
+    assert rc == 0 and (warned or no_ref_said(err, out, verbose=True) == ""), (out, err)
     return out.splitlines()
 
 

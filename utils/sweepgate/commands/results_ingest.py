@@ -48,13 +48,15 @@ def add_arguments(parser) -> None:
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
     parser.add_argument("--fail-on-no-ref", action="store_true",
-                        help="exit 3 when results were stored on no ref (outputs with no .job.json and no --row, which "
-                             "no baseline of results compare takes), after storing and saying them")
+                        help="exit 3 when results were stored on no ref (outputs with no .job.json and no --row, jobs "
+                             "whose .job.json names no ref: no baseline of results compare takes them), after "
+                             "storing and saying them")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list the files skipped (helper files beside the jobs' sidecars, CSV exports "
                              "beside their JSON, sweeps' summaries (or their entries) and searches' records beside "
                              "their runs, a vLLM sweep's summary table, warm-ups and failure records, GPU metrics and "
-                             "lm-eval's samples logs), and say again the warnings of results stored before")
+                             "lm-eval's samples logs) and the stored results given a ref or commit, and say again "
+                             "the warnings of results stored before (that they are on no ref too)")
 
 
 def _given(args):
@@ -157,7 +159,7 @@ def _first_row_path(doc, at: str = "") -> str | None:
     return next((found for step, value in steps if (found := _first_row_path(value, at + step))), None)
 
 
-def _report_skipped(walked, outcome, verbose: bool) -> None:
+def _report_skipped(walked, outcome, verbose: bool, held: list[tuple[list[str], object]] = ()) -> None:
     """Files left out, counted (listed with --verbose), not stored: helper outputs in folders of
     sidecar-carrying jobs, CSV exports beside the JSON export of the same run, and files read as ones
     that go with a result, a line for each kind (``foreign.Auxiliary`` and its kinds: GPU metrics,
@@ -180,8 +182,10 @@ def _report_skipped(walked, outcome, verbose: bool) -> None:
         print(f"replaced {count(len(replaced), 'result')} stored before from a file of several runs ({SEVERAL_RUNS}) "
               "by the run's own file (a sweep's run=N.json): the same measurement, stored once, under its own "
               "file's name")
-    if outcome.said_before and not verbose:  # --verbose says them again, with the other warnings
-        files, n = len(dict.fromkeys(path for path, _ in outcome.said_before)), len(outcome.said_before)
+    if (outcome.said_before or held) and not verbose:  # --verbose says them again, with the other warnings
+        files = len(dict.fromkeys([*(str(path) for path, _ in outcome.said_before),
+                                   *(path for paths, _ in held for path in paths)]))
+        n = len(outcome.said_before) + len(held)  # ``held``: the no-ref lines, one for their files
         print(f"not repeated: {count(n, 'warning')} of {'a file' if files == 1 else f'{files} files'} whose results "
               f"were stored before (said when they were first stored; --verbose repeats {'it' if n == 1 else 'them'})")
 
@@ -254,18 +258,17 @@ def run(args) -> int:
               *outcome.stopped_by.diagnostics])
         return 1
     problems = [*outcome.problems, *_only_companions(args, files, outcome)]  # the walk's refusals first
-    again = [d for _, d in outcome.said_before] if args.verbose else []  # said when first stored: on request
-    said = [*key_warnings, *walked.warnings, *outcome.warnings, *again, *problems, *_no_ref_warning(outcome.on_no_ref)]
-    emit(said)  # nothing when there is nothing to say
-    _report_skipped(walked, outcome, args.verbose)
+    held = _say(args, [*key_warnings, *walked.warnings, *outcome.warnings], outcome, problems)
+    _report_skipped(walked, outcome, args.verbose, held)
+    _report_provided(outcome.provided, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
             + ("" if st.opened and outcome.results else "; nothing stored"))  # also: the store refused every file
     if jsonl and fd is None and not outcome.records and (problems or outcome.interrupted):
         pass  # a new FILE is made only with records, or empty by an ingest that succeeds (--allow-empty)
     elif jsonl:
-        try:
-            _append(jsonl, fd, outcome.records)  # its "appended N records" line comes before the last
+        try:  # its "appended N records" line comes before the last
+            _append(jsonl, fd, outcome.records, [given for _, given in outcome.provided])
         except BaseException:
             print(last)  # the store holds them whatever became of FILE
             raise
@@ -274,7 +277,7 @@ def run(args) -> int:
     if outcome.interrupted:
         return _stopped(outcome)
     deferred.analyze()  # after the line: a Ctrl-C meanwhile stops a store already written and said (130)
-    return 1 if problems else EXIT_FAIL_ON if args.fail_on_no_ref and outcome.on_no_ref else 0
+    return 1 if problems else EXIT_FAIL_ON if args.fail_on_no_ref and any(n.new for n in outcome.no_ref) else 0
 
 
 def _mark_copies(args, deferred, interrupted) -> None:
@@ -305,31 +308,106 @@ def _mark_copies(args, deferred, interrupted) -> None:
             "of a cancelled run", sys.stdout)
 
 
-NO_REF_RULE = "no-ref"  # the title of the line below under GitHub Actions
+def _say(args, warnings: list, outcome, problems: list) -> list:
+    """Say ``warnings``, those of results stored before (said when first stored: with --verbose), ``problems`` and
+    the lines of results on no ref (``_no_ref_warnings``, results stored now only; with --verbose those stored before
+    too); return the no-ref lines held back, which the `not repeated:` line counts."""
+    again = [d for _, d in outcome.said_before] if args.verbose else []
+    no_ref, held = _no_ref_warnings(outcome, args.verbose)
+    emit([*warnings, *again, *problems, *no_ref])  # nothing when there is nothing to say
+    return held
 
 
-def _no_ref_warning(on_no_ref: dict[str, int]) -> list:
-    """One warning (none when there is nothing to say) for the results this ingest stored on no ref
-    (``ingest.Outcome.on_no_ref``: outputs with no sidecar and no --row, under their content's hash): no baseline of
-    `results compare` takes them and no PR's run is matched to them, so a run ingested so is as good as lost unless
-    the user is told. At the first such output, counting the others. Not bad input (a parser tried on a sample, a
-    look at one's own run): the exit code stays 0 but under --fail-on-no-ref. Said when they are stored, as a file's
-    warnings are: ingesting the same outputs again adds nothing and says nothing."""
+NO_REF_RULE = "no-ref"  # the title of the lines below under GitHub Actions
+
+
+def _no_ref_warnings(outcome, verbose: bool) -> tuple[list, list[tuple[list[str], object]]]:
+    """(the warnings to say, those held back) of the results of this ingest on no ref (``ingest.on_no_ref``): no
+    baseline of `results compare` takes them and no PR's run is matched to them, so a run ingested so is as good as
+    lost unless the user is told. One line for the outputs with no sidecar and no --row (under their content's hash),
+    one for the jobs whose sidecar names no ref, each at the first such file, counting the others. Not bad input (a
+    parser tried on a sample, a look at one's own run, a rehearsal's folder): the exit code stays 0 but under
+    --fail-on-no-ref. Said when they are stored, as a file's warnings are: with none of its kind stored now (results
+    stored before, read again) the line is held back, counted by the `not repeated:` line as (its files, itself);
+    said, it counts the new ones. ``verbose`` says it whenever there are any, counting those stored before too."""
+    from sweepgate.results.ingest import on_no_ref
+
+    said, held = [], []
+    for raw in (True, False):
+        files = on_no_ref(outcome, raw)
+        shown = files if verbose else {f: (new, 0) for f, (new, _) in files.items() if new}
+        if shown:
+            said.append(_no_ref_line(raw, shown))
+        before = [f for f, (_, old) in files.items() if old]
+        if before and not verbose and not shown:  # a line said counts the new ones alone
+            held.append((before, _no_ref_line(raw, {f: (0, files[f][1]) for f in before})))
+    return said, held
+
+
+def _no_ref_line(raw: bool, files: dict[str, tuple[int, int]]):
+    """The one warning of ``files`` (each: (results stored now, stored before)) on no ref: outputs with no sidecar
+    and no --row (``raw``), else jobs whose .job.json names no ref, placed at that file's ref."""
     from sweepgate.core.errors import Diagnostic
+    from sweepgate.core.jobfile import JOB, REF
 
-    if not on_no_ref:
-        return []
-    first, n, others = next(iter(on_no_ref)), sum(on_no_ref.values()), len(on_no_ref) - 1
-    them, it = "them" if n > 1 else "it", "the outputs" if others else "the output"
-    of = f" of {count(others + 1, 'output')} (this one and {count(others, 'other')})" if others else ""
-    return [Diagnostic(first, rule=NO_REF_RULE, severity="warning", in_file=True,
-                       message=f"warning: {count(n, 'result')}{of} stored on no ref (no .job.json beside "
-                               f"{'them' if others else 'it'}, no --row): no baseline of results compare takes {them} "
-                               f"and no PR's run is matched to {them}",
-                       hint=f"ingest {it} again with --row FILE --run-id ID --ref REF --config-key KEY (REF "
-                            "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate test-config` "
-                            "writes FILE), or with the .job.json that the benchmark job's `sweepgate results sidecar` "
-                            f"step writes beside {'each' if others else 'it'}")]
+    first, others = next(iter(files)), len(files) - 1
+    n, before = sum(a + b for a, b in files.values()), sum(b for _, b in files.values())
+    them = "them" if n > 1 else "it"
+    stored = ("stored before on no ref" if before == n else
+              f"stored on no ref, {before} of them before" if before else "stored on no ref")
+    what = "output" if raw else "job"
+    of = f" of {count(others + 1, what)} (this one and {count(others, 'other')})" if others else ""
+    said = f"warning: {count(n, 'result')}{of} {stored} "
+    tail = f"no baseline of results compare takes {them} and no PR's run is matched to {them}"
+    if raw:
+        it = "the outputs" if others else "the output"
+        return Diagnostic(first, rule=NO_REF_RULE, severity="warning", in_file=True,
+                          message=f"{said}(no .job.json beside {'them' if others else 'it'}, no --row): {tail}",
+                          hint=f"ingest {it} again with --row FILE --run-id ID --ref REF --config-key KEY (REF "
+                               "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate "
+                               "test-config` writes FILE), or with the .job.json that the benchmark job's `sweepgate "
+                               f"results sidecar` step writes beside {'each' if others else 'it'}")
+    from sweepgate.commands.results_sidecar import CONTEXT_ENV
+    from sweepgate.results.sidecar import ref_place
+
+    line, col = ref_place(first)
+    return Diagnostic(first, line, col, rule=NO_REF_RULE, severity="warning", in_file=True,
+                      message=f"{said}({'their' if others else 'its'} .job.json names no {JOB}.{REF}): {tail}",
+                      hint=f"write {JOB}.{REF} in the .job.json (refs/heads/main for a run of main, refs/pull/N/head "
+                           "for a PR's) and ingest again, which gives the stored results that ref; the benchmark "
+                           f"job's `sweepgate results sidecar` step writes it from the ref in ${CONTEXT_ENV} "
+                           "(`sweepgate ci split --job-context FILE --pr-number N` writes that file for a PR's "
+                           "sweep), else from $GITHUB_REF")
+
+
+SHOWN_VALUES = 3  # the refs (commits) the line of results given a ref (commit) names, then "and N more"
+
+
+def _report_provided(provided: list, verbose: bool) -> None:
+    """The stored results an output read again gave the ref or commit they were stored without (``store.Provided``):
+    one line before the last (each listed with --verbose). Nothing else of them changed: counted as no new result."""
+    from sweepgate.core.jobfile import COMMIT, REF
+
+    if not provided:
+        return
+    if verbose:
+        for _, given in provided:
+            say(f"filled in {_stored_as(given.record)}: "
+                + ", ".join(f"{field} {given.record[field]}" for field in given.fields), sys.stdout)
+    fields = [f for f in (REF, COMMIT) if any(f in given.fields for _, given in provided)]
+    values = [*_some(given.record[REF] for _, given in provided if REF in given.fields),
+              *_some(f"commit {given.record[COMMIT][:12]}" for _, given in provided if COMMIT in given.fields)]
+    n, them = len(provided), "them" if len(fields) > 1 else "it"
+    print(f"filled in the {' and '.join(fields)} of {count(n, 'result')} stored before without {them} "
+          f"({', '.join(values)}), as {'its' if n == 1 else 'their'} .job.json or --row gives {them} now; nothing "
+          "else of a stored result changes")
+
+
+def _some(values) -> list[str]:
+    """``values`` each once, SHOWN_VALUES of them at most, then how many more."""
+    values = list(dict.fromkeys(values))
+    more = len(values) - SHOWN_VALUES
+    return values if more <= 0 else [*values[:SHOWN_VALUES], f"and {more} more"]
 
 
 def _only_companions(args, files: list, outcome) -> list:
@@ -453,16 +531,17 @@ def _created(path: Path, data: bytes) -> bool:
                    "free space (or fix the file system) and run the same ingest again") from None
 
 
-def _append(path: Path, fd: int | None, records: list[dict]) -> None:
+def _append(path: Path, fd: int | None, records: list[dict], provided: list = ()) -> None:
     """Append the records FILE does not hold yet (one file can gather a baseline run by run, and
     ingesting the same outputs twice adds nothing). Under an exclusive lock, FILE is read again and
     the new lines go in one append: ingests writing one FILE at once keep each other's lines. ``fd``
     None: FILE was not there when the ingest began, and is made now with the records (``_created``),
-    unless another ingest made it meanwhile."""
+    unless another ingest made it meanwhile. ``provided``: the stored results given a ref or commit now
+    (``store.Provided``), whose lines FILE holds without it are warned of."""
     if fd is None:
         new = _to_append([], records)
         if _created(path, _lines(new)):
-            _appended(path, [], records, new)
+            _appended(path, [], records, new, provided)
             return
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
@@ -477,15 +556,17 @@ def _append(path: Path, fd: int | None, records: list[dict]) -> None:
         _write_whole(path, fd, gap + _lines(new), size)
     finally:
         os.close(fd)  # the lock goes with it
-    _appended(path, held, records, new)
+    _appended(path, held, records, new, provided)
 
 
-def _appended(path: Path, held: list[tuple[int, dict]], records: list[dict], new: list[dict]) -> None:
-    """Say how many of ``records`` were appended to FILE, and warn of its stale placeholders."""
+def _appended(path: Path, held: list[tuple[int, dict]], records: list[dict], new: list[dict],
+              provided: list = ()) -> None:
+    """Say how many of ``records`` were appended to FILE, and warn of its stale placeholders and of its lines of
+    results stored without the ref or commit they were given now (``provided``)."""
     kept = len(records) - len(new)
     print(f"appended {count(len(new), 'record')} to {path}" + (f" ({kept} already there)" if kept else ""))
-    if stale := _stale(path, held, new):
-        emit(stale)
+    if stale := [*_stale(path, held, new), *_stale_provenance(path, held, provided)]:
+        emit(sorted(stale, key=lambda d: d.line))
 
 
 def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
@@ -502,6 +583,27 @@ def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
                        f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
             for n, rec in held if is_placeholder(rec) and (job := next(iter(_eval_jobs(rec) & scores.keys()), None))
             and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]]
+
+
+def _stale_provenance(path: Path, held: list[tuple[int, dict]], provided: list) -> list:
+    """A warning for each line FILE holds of a result the store was given a ref or commit of now (``store.Provided``)
+    that holds none: FILE is appended to, never rewritten, and a line of the result is there already, so the
+    line stays on no ref (out of a baseline read from FILE) unless deleted and ingested again."""
+    from sweepgate.core.errors import Diagnostic
+    from sweepgate.results.record import ATTEMPT
+
+    given = {_line_key(p.record): p for p in provided}
+    out = []
+    for n, rec in held:
+        p = given.get(_line_key(rec))
+        if p is None or not (missing := [f for f in p.fields if rec.get(f) is None]):
+            continue
+        what = " and ".join(f"{f} {p.record[f]}" for f in missing)
+        out.append(Diagnostic(str(path), n, 0, "stale-line", f"warning: a stale line: {_stored_as(p.record)}, attempt "
+                              f"{rec.get(ATTEMPT)}, without the {' and '.join(missing)} the store gives it now "
+                              f"({what})", f"delete line {n} and ingest again, which appends the line as stored "
+                              f"(ingest appends to {path.name}, never rewrites it)", severity="warning"))
+    return out
 
 
 def _write_whole(path: Path, fd: int, data: bytes, size: int) -> None:

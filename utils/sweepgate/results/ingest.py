@@ -17,7 +17,8 @@ files there (per-concurrency parts, AIPerf export folders, gpu_metrics.csv) are 
 jobs' helper outputs and are skipped, and counted. A folder without any sidecar (raw
 samples) and files named on the command line are ingested as they are (a named output or sidecar brings its
 job's ``X-eval.json`` beside it, as a folder does: ``_eval_beside``). Ingesting a
-file again stores nothing; a changed file whose records' (run-id, attempt,
+file again stores nothing (but the ref or commit its stored records were stored without, when it now has
+them: ``store_immutable.Provided``); a changed file whose records' (run-id, attempt,
 result-filename) are stored is refused (results are immutable). A run that another
 file without a sidecar holds too (a sweep's run=N.json and its summary.json#N, read in
 two ingests) is stored once, from its own file (``store_dedup._one_measurement``).
@@ -91,9 +92,37 @@ class Outcome:
     alike: list = dataclasses.field(default_factory=list)
     # the warnings of results stored before, not said again (``_not_said_before``): (the file, the warning)
     said_before: list = dataclasses.field(default_factory=list)
-    # the files whose results this ingest stored on no ref (``sidecar.local_record``: no sidecar, no --row), in the
-    # order read, each with how many new ones: said in one line by the command, as no baseline or PR's run holds them
-    on_no_ref: dict = dataclasses.field(default_factory=dict)
+    # the results of this ingest on no ref (``no_ref``), each as a NoRef, in the order read: said by the command, as
+    # no baseline or PR's run holds them
+    no_ref: list = dataclasses.field(default_factory=list)
+    # stored results an output read again gave the ref or commit they were stored without: (its file, store.Provided)
+    provided: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class NoRef:
+    """A result of this ingest on no ref: ``file`` is the output for one with no sidecar and no --row
+    (``sidecar.local_record``, ``raw``), else the job's sidecar that names no ref (``job.ref`` null or left out);
+    ``new`` when this ingest stored it (not an output stored before, read again)."""
+
+    file: str
+    raw: bool
+    new: bool
+    record: dict
+
+
+def on_no_ref(outcome: Outcome, raw: bool) -> dict[str, tuple[int, int]]:
+    """Of the results of this ingest on no ref (``outcome.no_ref``, ``raw`` ones or jobs' with no ref), by file in
+    the order read: (how many it stored, how many were stored before). A rehearsal's (run on no ref, judged only
+    against rehearsals) is none of them, nor a record no longer of this ingest (a placeholder its output took the
+    place of: ``_superseded``)."""
+    kept = {id(rec) for rec in outcome.records}
+    out: dict[str, tuple[int, int]] = {}
+    for n in outcome.no_ref:
+        if n.raw == raw and id(n.record) in kept:
+            new, before = out.get(n.file, (0, 0))
+            out[n.file] = (new + n.new, before + (not n.new))
+    return out
 
 
 @dataclasses.dataclass
@@ -1528,10 +1557,12 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     echoes: list = []  # records newly stored whose figures another run's stored record holds (store.Echo)
     copies: list = []  # records newly stored whose output's bytes another file's stored record holds (store.Echo)
     warnings, of_line = said
+    provided: list = []  # stored records given the ref or commit they were stored without (store.Provided)
     lines = [rec.get(R.SOURCE_LINE) or 0 for rec in records]  # as read (a grown file's line may become its stored row)
     try:  # a store failure stops the ingest
         new = store.add(records, sole=sole, before_commit=before_commit, behind=behind, alike=alike, stored=stored,
-                        earlier=earlier, echoes=echoes if by_hand else None, copies=copies if job_copy else None)
+                        earlier=earlier, echoes=echoes if by_hand else None, copies=copies if job_copy else None,
+                        provided=provided)
     except Immutable as exc:  # a changed file under a stored key: this file only is refused
         outcome.problems.append(exc.at(str(path)))
         return False
@@ -1541,6 +1572,9 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     except SameBytes as exc:  # its bytes stored under another run (with --row, or a job's): not as a run of its own
         outcome.warnings.append(_stored_as_warning(path, exc.stored))
         return False
+    outcome.provided.extend((path, given) for given in provided)  # committed, whatever becomes of the records below
+    # stored before: as they are, or as the row of another file this one's took the place of (no new result either)
+    held = {id(rec) for rec in [*stored, *(a.record if not a.replaced else a.kept for a in alike)]}
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
     warnings = _not_said_before(path, list(zip(records, lines)), warnings, of_line, before, outcome)
     warnings += [_echo_warning(path, echoes, len(records))] if echoes else []
@@ -1552,12 +1586,24 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     outcome.new += new
     outcome.results += len(records)
     outcome.records.extend(records)
-    if new and any(sidecar.local_record(rec) for rec in records):  # one file is one job's: its records all are
-        outcome.on_no_ref[str(path)] = outcome.on_no_ref.get(str(path), 0) + new
+    outcome.no_ref.extend(_no_ref(path, records, held))
     outcome.warnings.extend(_said_once(warnings, outcome.warnings))  # of stored files only
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _no_ref(path: Path, records: list[dict], held: set[int]) -> list[NoRef]:
+    """``NoRef`` of each of ``records`` (of ``path``, as stored: ``held`` the ids of those the store held already)
+    that is on no ref and no rehearsal's, at the output for one with no sidecar and no --row, else at its job's
+    sidecar."""
+    out = []
+    for rec in records:
+        if rec.get(R.REF) is None and not rec.get(R.REHEARSAL):
+            raw = sidecar.local_record(rec)
+            where = path if raw or sidecar.is_sidecar(path) else sidecar.sidecar_path(path)
+            out.append(NoRef(str(where), raw, id(rec) not in held, rec))
+    return out
 
 
 def _said_once(warnings: list, said: list) -> list:

@@ -84,6 +84,9 @@ def _check_job(job: dict, path: str) -> None:
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
             f"write the commit the job checked out, {F.COMMIT_SHA_SAID} (git rev-parse HEAD)")
     ref = job.get(R.REF)
+    if ref == "":  # no short ref to complete (s48a: the fix said `write refs/heads/`)
+        bad(R.REF, "'' is not a full ref", "write the ref the job ran on (refs/heads/main for a run of main, "
+            "refs/pull/N/head for a PR's), or null for none (stored on no ref, in no baseline)")
     if isinstance(ref, str) and not jobfile.is_full_ref(ref):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/head for a PR), "
             "as the benchmark workflow's sidecar step does")
@@ -232,6 +235,18 @@ def place_row_problems(diagnostics, text: str, path: str, under: str | None = RO
             named = re.match(r"row's ([\w.-]+)", d.message)
             field = named.group(1) if named else None
             d.line, d.col = key_place(text, ".".join(p for p in (under, field) if p) or None)
+
+
+def ref_place(path: str) -> tuple[int, int]:
+    """(line, column) of the ``job.ref`` key of the sidecar at ``path`` (of its ``job`` key when it has none), where
+    the warning that its job names no ref is placed; (0, 0) when it cannot be read now."""
+    from sweepgate.core.jsontext import key_place
+
+    try:
+        text = jsonio.read_text(path, REWRITE, limit=jsonio.MAX_INPUT_BYTES)
+    except SweepgateError:
+        return 0, 0
+    return key_place(text, f"{JOB}.{R.REF}")
 
 
 def local_run_id(digest: bytes) -> str:

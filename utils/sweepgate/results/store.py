@@ -46,8 +46,8 @@ from sweepgate.results.store_failures import (ADD_ATTEMPTS, _detail, _lost_race,
                                               damaged, database_error)
 from sweepgate.results.store_file import (PG_FOREIGN_HINT, SQLITE_FOREIGN_HINT, check_sqlite_target, foreign_message,
                                           missing_sqlite, store_named)
-from sweepgate.results.store_immutable import (Immutable, _eval_partners, _fills, _one_ref_per_run, _same,
-                                               _stored_by_key, _stored_keys, point_file_name)
+from sweepgate.results.store_immutable import (Immutable, Provided, _eval_partners, _fills, _given_now,
+                                               _one_ref_per_run, _same, _stored_by_key, _stored_keys, point_file_name)
 from sweepgate.results.store_open import _create_sqlite, _engine, _new_sqlite_file, _not_a_store, _remove_dead_parts
 from sweepgate.results.store_query import (_before, _by_code_point, _first_of_each, _happened, _kind, _latest_group,
                                            _latest_groups, _measured, _order_newest, _point_filter, _real_only,
@@ -94,10 +94,12 @@ class Store:
         row.update({INGESTED_AT: ingested_at, "record": rec})
         return row
 
-    def _insert(self, conn, rows: list[dict], keep_stored: bool, behind: list, before: list) -> int:
+    def _insert(self, conn, rows: list[dict], keep_stored: bool, behind: list, before: list,
+                provided: list) -> int:
         """Insert the rows whose (run-id, attempt, result-filename) is not stored yet; the records of
         placeholders kept out behind their job's stored output go to ``behind``, and those of rows stored
-        before as they are (a re-ingest) to ``before``.
+        before as they are (a re-ingest) to ``before``; a stored row the re-ingest gives a ref or commit it was
+        stored without is updated (``Provided``, to ``provided``; its record is in ``before`` too: no new result).
 
         A SELECT of the keys and a plain INSERT: both are cached compiled statements
         (ON CONFLICT constructs are not), and both work on every dialect."""
@@ -116,7 +118,7 @@ class Store:
             else:
                 seen[key] = row
                 new.append(row)
-        filled = self._check_unchanged(conn, again, behind) if again and not keep_stored else []
+        filled = self._check_unchanged(conn, again, behind, provided) if again and not keep_stored else []
         crossed, kept_out, twins = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [], [])
         behind.extend(row["record"] for row in kept_out)
         before.extend(row["record"] for row in again if not any(row is r for r in filled)
@@ -128,12 +130,17 @@ class Store:
         for row, key in [(row, tuple(row[column(f)] for f in KEY)) for row in filled] + crossed:
             conn.execute(results.update().where(*(results.c[column(f)] == v for f, v in zip(KEY, key)))
                          .values(row))
+        for given in provided:  # in this transaction: the file's rows all written, or none
+            conn.execute(results.update().where(*(results.c[column(f)] == given.stored[f] for f in KEY))
+                         .values({**{column(f): given.record[f] for f in given.fields}, "record": given.record}))
         return len(new) + len(filled) + len(crossed)
 
-    def _check_unchanged(self, conn, rows: list[dict], behind: list) -> list[dict]:
+    def _check_unchanged(self, conn, rows: list[dict], behind: list, provided: list) -> list[dict]:
         """Raise ``Immutable`` for the first row whose record differs from the stored one; return the
         rows that fill a stored placeholder (``_fills``), and put in ``behind`` the records of
-        placeholders whose job's output is the stored row. Only a re-ingest pays for reading them back."""
+        placeholders whose job's output is the stored row, and in ``provided`` a ``Provided`` for each stored
+        row the record gives a ref or commit it was stored without (``_given_now``). Only a re-ingest pays for
+        reading them back."""
         stored = _stored_by_key(conn, [tuple(row[column(f)] for f in KEY) for row in rows], self.url)
         filled = []
         for row in rows:
@@ -146,11 +153,16 @@ class Store:
                 behind.append(row["record"])
             else:
                 _same(old, row["record"])
+                if fields := _given_now(old, row["record"]):
+                    provided.append(Provided(old, row["record"], fields))
+                for field in _given_now(row["record"], old):  # a ref the store holds, the file's job no longer
+                    row["record"][field] = old[field]  # names: the record as stored (what --jsonl appends)
         return filled
 
     def add(self, records: list[dict], *, keep_stored: bool = False, sole: bool = False, before_commit=None,
             behind: list | None = None, alike: list | None = None, stored: list | None = None,
-            earlier: list[str] | None = None, echoes: list | None = None, copies: list | None = None) -> int:
+            earlier: list[str] | None = None, echoes: list | None = None, copies: list | None = None,
+            provided: list | None = None) -> int:
         """Store ``records`` in one transaction (all or none); returns how many were new. A record
         that differs from the one stored under its key raises ``Immutable`` (nothing is stored),
         or with ``keep_stored`` is skipped (records derived again, such as ``ci reuse``'s). With
@@ -167,11 +179,12 @@ class Store:
         before it grew by appended lines, its own first (``_continued_run``): the records are stored under the
         run the store holds of it, their ``run-id`` set to it. ``echoes``, when given (without ``sole``), receives an
         ``Echo`` for each record newly stored whose figures another run's stored record holds (``_echoes``);
-        ``copies``, one for each whose output's bytes another file's stored record was read from (``_copies``)."""
+        ``copies``, one for each whose output's bytes another file's stored record was read from (``_copies``);
+        ``provided``, a ``Provided`` for each stored record given the ref or commit it was stored without (the
+        row updated in this transaction; its record is one of ``stored`` too)."""
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         rows = [self._row(rec, stamp) for rec in records]
-        attempt = 1
-        while True:
+        for attempt in range(1, ADD_ATTEMPTS + 1):  # the last raises what stopped it
             started = time.monotonic()
             try:
                 with self.engine.begin() as conn:
@@ -180,15 +193,14 @@ class Store:
                     todo, taking = rows, 0
                     if sole:
                         todo, done, taking = _sole(conn, rows, earlier or [], self.url)
-                    kept: list = []
-                    again: list = []
-                    new = self._insert(conn, todo, keep_stored, kept, again) - taking if todo else 0
+                    kept, again, given = [], [], []  # as ``done``: placeholders behind, rows stored, Provided
+                    new = self._insert(conn, todo, keep_stored, kept, again, given) - taking if todo else 0
                     echoed = _echoes(conn, todo, again, self.url) if echoes is not None and not sole else []
                     copied = _copies(conn, todo, again, self.url) if copies is not None and todo else []
                     if before_commit is not None:
                         before_commit()
                 for asked, found in ((behind, kept), (stored, again), (alike, done), (echoes, echoed),
-                                     (copies, copied)):
+                                     (copies, copied), (provided, given)):
                     if asked is not None:  # what the caller asked to be told of
                         asked.extend(found)
                 return new
@@ -197,7 +209,6 @@ class Store:
                     raise database_error(self.url, exc) from None
                 if _sqlite_busy(exc):
                     time.sleep(0.05 * 2 ** attempt)
-            attempt += 1
 
     def _records(self, query) -> list[dict]:
         return self._read(lambda conn: [r.record for r in conn.execute(query)])

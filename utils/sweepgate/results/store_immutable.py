@@ -1,7 +1,8 @@
 """Stored results are immutable: a record added again under a stored key is compared with the stored
 one (``_changes``: what sweepgate derives, or a newer version reads more of, is no change) and a different one is
 refused (``Immutable``, ``OtherRef``), naming what changed; a job's output takes the place of the placeholder its
-sidecar alone made (``_fills``, ``_eval_partners``)."""
+sidecar alone made (``_fills``, ``_eval_partners``); and a ref or commit the stored record was stored without is
+written in when the same output is given one (``_given_now``, ``Provided``)."""
 
 from __future__ import annotations
 
@@ -157,6 +158,30 @@ def _fills(stored: dict, rec: dict) -> bool:
     return (R.is_placeholder(stored) and not R.is_placeholder(rec)
             and not stored.get(R.METRICS) and not stored.get(R.EVALS)
             and set(_changes(stored, rec)) <= {R.STATUS, R.EVALS})
+
+
+# What a record's job may be stored without and be given later, by the same output ingested again: the ref a
+# sidecar that named none now names (or --row's), the commit --commit or the sidecar now gives. Both are of the job,
+# not the measurement: the stored record is the same result, only now on its ref (s48a: kept on no ref, `0 new`).
+GIVEN_LATER = (R.REF, R.COMMIT)
+
+
+class Provided:
+    """A stored record (``stored``, as it is now) that its output ingested again gives ``fields`` (of GIVEN_LATER)
+    it was stored without; ``record`` is the stored one with them, as the store keeps it from then on."""
+
+    def __init__(self, stored: dict, rec: dict, fields: list[str]):
+        self.stored, self.fields = stored, fields
+        self.record = {**stored, **{f: rec[f] for f in fields}}
+
+
+def _given_now(stored: dict, rec: dict) -> list[str]:
+    """The fields of GIVEN_LATER that ``stored`` has not (null) and ``rec``, the same result read again, has: a
+    stored value is never changed (``_changes`` names one that differs), a null one is no stale value to keep. Not
+    for a placeholder's (a job's sidecar alone): its output fills it whole (``_fills``), or it stays behind it."""
+    if R.is_placeholder(stored) != R.is_placeholder(rec):
+        return []
+    return [f for f in GIVEN_LATER if stored.get(f) is None and rec.get(f) is not None]
 
 
 def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict], list[dict]]:
