@@ -415,3 +415,17 @@ def test_another_jsonschema_or_rapidyaml_gives_another_salt(tmp_path, module, di
     assert salt() == first
     (site / f"{distribution}-1.0.dist-info").rename(site / f"{distribution}-1.1.dist-info")
     assert salt() != first
+
+
+def test_with_the_cache_off_its_salt_is_never_worked_out(monkeypatch, tmp_path):
+    """The salt names the cache's directory and nothing else, yet with ``SWEEPGATE_NO_CACHE`` set (the cold
+    figure of #18) every run still read and hashed each salted file and looked up each salted library for it
+    (about 9M instructions of a 1x one-key matrix): an off cache asks for no salt; an on one still does."""
+    from sweepgate.core import cache
+
+    asked = []
+    monkeypatch.setattr(cache, "rules_salt", lambda: asked.append(1) or "salt")
+    monkeypatch.setenv("SWEEPGATE_NO_CACHE", "1")
+    assert cache.Cache.for_git_dir(str(tmp_path)).dir is None and not asked
+    monkeypatch.delenv("SWEEPGATE_NO_CACHE")
+    assert cache.Cache.for_git_dir(str(tmp_path)).dir == str(tmp_path / "sweepgate-cache" / "salt") and asked == [1]
