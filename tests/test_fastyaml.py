@@ -219,3 +219,36 @@ def test_digits_past_300_in_a_string_or_split_by_a_letter_are_told_apart():
     assert fastyaml.load_blocks([f"a: '{digits}'\n", f"b: x{digits[:150]}\u00e9{digits[:151]}\n",
                                  f"c: {digits[:150]}\u0663{digits[:151]}\n"]) \
         == [None, ({"b": f"x{digits[:150]}\u00e9{digits[:151]}"},), ({"c": f"{digits[:150]}\u0663{digits[:151]}"},)]
+
+
+def test_retyped_says_which_plain_words_pyyaml_reads_as_something_else():
+    """``retyped`` (a refusal's hint: quote the value or not) answers as PyYAML's YAML 1.1 resolver reads
+    each word written plain, its pattern now compiled on first use."""
+    words = [w for w in SCALARS if w and "'" not in w and '"' not in w]
+    resolver = yaml.resolver.Resolver()
+    for word in words + ["8k1k", "fp4", "1.0", "0.9", "no", "On"]:
+        tag = resolver.resolve(yaml.ScalarNode, word, (True, False))  # as a plain scalar
+        assert fastyaml.retyped(word) == (tag != "tag:yaml.org,2002:str"), word
+
+
+def test_importing_fastyaml_compiles_the_typed_word_pattern_once():
+    """Its plain-word twin was compiled with the module too, though only a refusal's hint uses it: about
+    10M instructions of every matrix and gate run. The JSON-string pattern is compiled at import, once."""
+    import subprocess
+
+    code = """
+import re, sys
+sys.path.insert(0, sys.argv[1])
+seen, real = [], re.compile
+def compile_(pattern, flags=0):
+    seen.append(pattern)
+    return real(pattern, flags)
+re.compile = compile_
+from sweepgate.core import fastyaml
+re.compile = real
+words = fastyaml._resolver_patterns()
+print(sum(isinstance(p, str) and words in p for p in seen))
+"""
+    utils = Path(__file__).resolve().parents[1] / "utils"
+    proc = subprocess.run([sys.executable, "-c", code, str(utils)], capture_output=True, text=True)
+    assert proc.stdout.strip() == "1", (proc.stdout, proc.stderr)
