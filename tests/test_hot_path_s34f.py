@@ -7,6 +7,9 @@ three modules neither uses imported on their way:
   four record classes: about 45M instructions a gate run;
 - difflib, by ``core.history``, which needs it only when HEAD does more than append to the changelog.
 
+Session 48 found one more: textwrap, by the CLI's help formatter class, which argparse makes for every
+parser's usage prefix though only written help wraps text (about 3M instructions a run).
+
 Real processes of the reference's entry points in a real git repository (the example fleet, whose last
 commit appends one changelog entry); the modules are read from the process that ran the command."""
 
@@ -23,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFS = ("--base-ref", "HEAD~1", "--head-ref", "HEAD")
-UNUSED = {"pathlib", "urllib.parse", "ipaddress", "dataclasses", "inspect", "difflib"}
+UNUSED = {"pathlib", "urllib.parse", "ipaddress", "dataclasses", "inspect", "difflib", "textwrap"}
 
 # Runs an entry point as `python utils/X.py ...` would, then writes the modules that process imported.
 RUN_AND_LIST = """

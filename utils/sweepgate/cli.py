@@ -51,15 +51,20 @@ def _help_formatter_class():
     other words and copy as broken flags and paths; a word longer than the line in a description (the installed
     contracts.md's path) stays whole past the line's end, in an option's help it is cut to fit."""
     import argparse
-    import textwrap
 
+    # textwrap is imported where help is written: argparse makes a formatter for every parser's usage prefix
+    # (add_subparsers), so importing it here cost every matrix and gate run its import (about 3M instructions)
     class SpacesOnly(argparse.HelpFormatter):
         def _split_lines(self, text, width):
             # (an option's help stays inside the terminal: a word longer than its column, such as the default
             # store's URL, is cut, as argparse cut it; a description's keeps whole, below)
+            import textwrap
+
             return textwrap.wrap(self._whitespace_matcher.sub(" ", text).strip(), width, break_on_hyphens=False)
 
         def _fill_text(self, text, width, indent):
+            import textwrap
+
             return textwrap.fill(self._whitespace_matcher.sub(" ", text).strip(), width, initial_indent=indent,
                                  subsequent_indent=indent, break_on_hyphens=False,
                                  break_long_words=False)
