@@ -252,3 +252,22 @@ print(sum(isinstance(p, str) and words in p for p in seen))
     utils = Path(__file__).resolve().parents[1] / "utils"
     proc = subprocess.run([sys.executable, "-c", code, str(utils)], capture_output=True, text=True)
     assert proc.stdout.strip() == "1", (proc.stdout, proc.stderr)
+
+
+# The risky-text patterns as first written (the indicator found after a look at what stands before it): the
+# patterns now start with the indicator, so that re skips to each one, and must find exactly what these find.
+FIRST_WRITTEN = {
+    2: (r"(?:^|[\s\[{,])[&*!]", re.M, "a &*![{,\n\t\x85"),
+    4: (r"(?:^|[ ])[|>][-+0-9]*[ ]*(?:\#.*)?$", re.M, "a|> \n-1#\r"),
+    5: (r"(?<![\w.])[-+]\.", 0, "a._-+ 1\u00e9"),
+}
+
+
+@pytest.mark.parametrize("index", sorted(FIRST_WRITTEN))
+def test_each_risky_pattern_finds_what_its_first_writing_found(index):
+    pattern, flags, alphabet = FIRST_WRITTEN[index]
+    first, now = re.compile(pattern, flags), fastyaml._RISKY[index][1]
+    for length in range(6):
+        for letters in itertools.product(alphabet, repeat=length):
+            text = "".join(letters)
+            assert (first.search(text) is None) == (now.search(text) is None), (now.pattern, text)
