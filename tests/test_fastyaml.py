@@ -271,3 +271,13 @@ def test_each_risky_pattern_finds_what_its_first_writing_found(index):
         for letters in itertools.product(alphabet, repeat=length):
             text = "".join(letters)
             assert (first.search(text) is None) == (now.search(text) is None), (now.pattern, text)
+
+
+def test_a_block_longer_than_the_kept_json_buffer_is_built_whole(monkeypatch):
+    """rapidyaml writes each block's JSON into one kept buffer (its emit_json sized a new one with an emitting
+    pass of its own first); a block whose JSON is longer grows the buffer and is built whole, as PyYAML builds it."""
+    monkeypatch.setattr(fastyaml, "_JSON_OUT", [bytearray(16)])
+    text = "k:\n" + "".join(f"  key{i}: [value{i}, {i}, {i}.5]\n" for i in range(200))
+    (built,) = fastyaml.load_blocks([text])
+    assert built is not None and same(built[0], yaml.load(text, Loader=FastReader))
+    assert len(fastyaml._JSON_OUT[0]) > 16

@@ -122,9 +122,25 @@ def _long_digits(js: str) -> bool:
     return _LONG_DIGITS in js.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
+# Where rapidyaml writes each block's JSON, grown when a block's is longer: its emit_json sizes a new buffer
+# with a whole emitting pass of its own first, about 6M instructions of a 1x one-key matrix.
+_JSON_OUT = [bytearray(1 << 16)]
+
+
+def _json_of(ryml, tree) -> str:
+    """``ryml.emit_json(tree)``, written into the kept buffer (one emitting pass when it is long enough)."""
+    failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), _JSON_OUT[0])
+    if failed:
+        _JSON_OUT[0] = bytearray(2 * size)
+        failed, size = ryml.emit_json_to_substr(tree, tree.root_id(), _JSON_OUT[0])
+        if failed:  # never, with room for twice what it asked: PyYAML decides (``_value``)
+            raise IndexError(f"rapidyaml's JSON of {size} bytes did not fit {len(_JSON_OUT[0])}")
+    return str(memoryview(_JSON_OUT[0])[:size], "utf-8")
+
+
 def _value(ryml, text: str):
     try:
-        js = ryml.emit_json(ryml.parse_in_arena(text.encode("utf-8")))
+        js = _json_of(ryml, ryml.parse_in_arena(text.encode("utf-8")))
     except Exception:  # noqa: BLE001 - rapidyaml refuses what it cannot build: PyYAML decides
         return None
     if "\\" in js or _TYPED_STRING.search(js) or _long_digits(js):
