@@ -51,10 +51,24 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 
 
 def _resolver_patterns() -> str:
-    """Every plain-scalar pattern PyYAML's resolver reads as something other than str."""
-    patterns = {regexp.pattern.strip() for first in yaml.resolver.Resolver.yaml_implicit_resolvers.values()
-                for _, regexp in first}
-    return "|".join(f"(?x:{p.removeprefix('^').removesuffix('$')})" for p in sorted(patterns))
+    """Every plain-scalar pattern PyYAML's resolver reads as something other than str, each behind a lookahead
+    for the first characters PyYAML tries it on, as its resolver tries it (``Resolver.resolve`` picks the
+    patterns by a word's first character): a word starting with a letter is no longer tried on the number
+    and timestamp patterns, about 3M instructions of a 1x one-key matrix. One registered for every first
+    character (``None``) has no lookahead; one for the empty word alone none to add (empty JSON strings are
+    never searched)."""
+    firsts: dict[str, set] = {}
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
+        for _, regexp in resolvers:
+            firsts.setdefault(regexp.pattern.strip(), set()).add(first)
+    alternatives = []
+    for pattern, chars in sorted(firsts.items()):
+        body = f"(?x:{pattern.removeprefix('^').removesuffix('$')})"
+        if None in chars:
+            alternatives.append(body)
+        elif chars - {""}:
+            alternatives.append(f"(?=[{re.escape(''.join(sorted(chars - {''})))}]){body}")
+    return "|".join(alternatives)
 
 
 # A JSON string (not empty: rapidyaml writes an empty plain value as null) that would not
