@@ -184,10 +184,11 @@ _INTERPRETER_NAME = r'(?:' + PYTHON_NAME + '|' + _SHELL_NAME + ')'
 # `eval`, as a word of the code; the string follows
 _STRING_COMMAND = re.compile(r'(?<![\w./-])(?:(?P<shell>(?:[\w.-]*/)*' + _SHELL_NAME + r')[ \t]+'
                              r'(?:(?:-o[ \t]+[\w-]+|[-+][\w-]*)[ \t]+)*?-[A-Za-z]*c[A-Za-z]*'
-                             r'|(?P<eval>eval)|(?P<trap>trap)|(?P<ssh>ssh))(?=[ \t])')
-# `ssh`'s options that take the next word as their value (`-i key`, `-p 22`, `-o Opt=v`): the host is the first word
-# after its options, and the words after the host are the command the remote login shell runs (s48e)
-_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+                             r'|(?P<eval>eval)|(?P<trap>trap)|(?P<ssh>(?:[\w.-]*/)*ssh))(?=[ \t])')
+# `ssh`'s options that take a value (`-i key`, `-p 22`, `-o Opt=v`, `-tp 22`): the host is the first word that is no
+# option, OpenSSH reads options after it too (`ssh node -t …`, up to a `--`), and the words after them are the
+# command the remote login shell runs (s48e, s48h)
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 _SSH_COMMAND = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*ssh(?=[ \t])')
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
 _SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*' + _SHELL_NAME + r'(?![\w./-])'
@@ -601,8 +602,10 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
             continue  # `echo eval 'source x'`: an argument
         at = gap.end() if (gap := _BLANKS.match(text, m.end())) else m.end()
         at = _ssh_command_at(text, at) if m["ssh"] else at
-        if (m["eval"] or m["trap"] or m["ssh"]) and (at is None or not text.startswith(("'", '"', "$'"), at)):
-            continue  # (`ssh node bash x.sh`, its command not quoted: ``_ran`` reads it as a command's words)
+        if (m["eval"] or m["trap"]) and not text.startswith(("'", '"', "$'"), at):
+            continue
+        if m["ssh"] and (at is None or not _quoted_later(text, at)):  # (`ssh node sudo 'bash x.sh'`: ssh joins the
+            continue  # words, the remote shell reads them again; `ssh node bash x.sh`: ``_ran`` reads its words)
         words, ends = [], at
         while ends < len(text) and (word := _word(text, ends)):
             words.append((ends, word))
@@ -621,23 +624,43 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
     return out
 
 
+def _quoted_later(text: str, at: int) -> bool:
+    """Whether a word of the command at ``at`` (up to its end, ``_word`` by ``_word``) holds a quote."""
+    while at < len(text) and (word := _word(text, at)):
+        if "'" in word or '"' in word:
+            return True
+        at += len(word)
+        if not (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])):
+            return False
+        at += gap.end()
+    return False
+
+
 def _ssh_command_at(text: str, at: int) -> int | None:
     """Where the command an `ssh` whose options start at ``at`` gives the remote host begins: after its options (and
-    the values ``_SSH_VALUED`` take) and the host; None where the line ends before one."""
-    host = False
+    the values ``_SSH_VALUED`` take, attached or the next word), before and after the host, up to a `--`; None where
+    the line ends before one."""
+    host, ended = False, False
     while at < len(text) and (word := _word(text, at)):
-        if host:
-            return at
         bare = word.replace('"', "").replace("'", "")
-        skip = bare.startswith("-") and len(bare) == 2 and bare[1] in _SSH_VALUED
-        host = not bare.startswith("-")
+        if (host and ended) or (host and not bare.startswith("-")):
+            return at
+        if bare == "--" and not ended:
+            ended = True
+        elif bare.startswith("-") and not ended:
+            valued = next((i for i, c in enumerate(bare[1:], 1) if c in _SSH_VALUED), None)
+            if valued == len(bare) - 1:  # its value is the next word
+                at += len(word)
+                if not (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])):
+                    return None
+                at += gap.end()
+                word = _word(text, at) or ""
+        else:
+            host = True
         at += len(word)
-        for _ in range(2 if skip else 1):
-            if not (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])):
-                return None
-            at += gap.end()
-            if skip and _ == 0:
-                at += len(_word(text, at) or "")
+        if not (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])):
+            return None
+        at += gap.end()
     return None
 
 
