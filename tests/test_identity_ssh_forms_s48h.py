@@ -37,3 +37,14 @@ def test_an_unquoted_ssh_command_is_read_as_before(tmp_path):
 def test_an_ssh_command_that_runs_no_file_of_the_checkout_keeps_the_identity(tmp_path):
     """Guard: options after the host and a quoted command that names no file take nothing from the row."""
     assert _identity(_built(tmp_path, "ssh -o BatchMode=yes node -t 'nvidia-smi -L'\n", XY)) is not None
+
+
+@pytest.mark.parametrize("lines", [
+    "ssh node <<'EOF'\nbash /ws/shared/x.sh\nEOF\n",
+    "ssh -T ci@node <<EOF\ncd /ws && bash shared/x.sh\nEOF\n",
+])
+def test_a_file_a_heredoc_given_to_ssh_runs_is_part_of_the_identity(tmp_path, lines):
+    """The remote login shell reads ssh's standard input as its commands: a heredoc there is a script, read as one
+    given to a shell is (`bash <<'EOF'`)."""
+    repo = _built(tmp_path, lines, XY)
+    _each_edit_changes_the_identity_or_none(repo, XY_READ)

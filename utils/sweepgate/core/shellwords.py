@@ -192,7 +192,9 @@ _SSH_VALUED = frozenset("BbcDEeFIiJLlmOoPpQRSWw")
 _SSH_COMMAND = re.compile(r'(?<![\w./-])(?:[\w.-]*/)*ssh(?=[ \t])')
 # A line of the code that gives a heredoc to a shell (`bash <<EOF`, `cat <<'EOF' | sh -s`)
 _SHELL_WORD = r'(?<![\w./-])(?:[\w.-]*/)*' + _SHELL_NAME + r'(?![\w./-])'
-_SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_SHELL_WORD}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_SHELL_WORD})', re.MULTILINE)
+# (or to `ssh`, whose remote login shell reads it as its commands: `ssh node <<'EOF'`, s48h)
+_HEREDOC_RUNNER = r'(?:' + _SHELL_WORD + r'|(?<![\w./-])(?:[\w.-]*/)*ssh(?![\w./-]))'
+_SHELL_HEREDOC = re.compile(rf'^[^\n]*?(?:{_HEREDOC_RUNNER}[^\n]*<<(?!<)|<<(?!<)[^\n]*{_HEREDOC_RUNNER})', re.MULTILINE)
 # Text a shell reads on its standard input: `bash <<< "..."`, `echo "..." | bash` (`printf` too; options after it)
 _SHELL_FED = re.compile(rf'{_SHELL_WORD}(?:[ \t]+-[A-Za-z]+)*[ \t]*<<<(?P<string>)'
                         rf'|(?<![\w./-])(?P<feed>echo|printf)(?=[ \t])(?P<words>[^\n|;&()]*)\|[ \t]*{_SHELL_WORD}'
