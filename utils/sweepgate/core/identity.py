@@ -461,6 +461,10 @@ def _through_mounts(rest: str, mounted: list[tuple[str, str]]) -> list[str]:
     names = rest.split("/")
     found: list[str] = []
     for target, folder in mounted:
+        if not target:  # s48h: a target only the run knows: the folder may be at any start of the path
+            kept = [name for name in names if name]
+            found += [posixpath.join(folder, *kept[k:]) for k in range(len(kept))]
+            continue
         own = [name for name in target.split("/") if name]
         found += [posixpath.join(folder, *names[k:]) for k in range(1, min(len(own), len(names) - 1) + 1)
                   if names[:k] == own[len(own) - k:]]
@@ -472,6 +476,12 @@ def _globbed_through_mounts(want: list[str], mounted: list[tuple[str, str]], tra
     ``_through_mounts`` maps a written end: its names after the target's, from the folder mounted there."""
     found: list[str] = []
     for target, folder in mounted:
+        if not target:  # s48h: a target only the run knows: the glob's names from any start, under the folder
+            kept = [name for name in want if name]
+            for k in range(len(kept)):
+                pattern = [*(folder.split("/") if folder else []), *kept[k:]]
+                found += [path for path in tracked.matching("/".join(pattern), True) if path not in found]
+            continue
         own = [name for name in target.split("/") if name]
         for k in range(1, min(len(own), len(want) - 1) + 1):
             if all(fnmatch.fnmatchcase(name, glob) for name, glob in zip(own[len(own) - k:], want[:k])):

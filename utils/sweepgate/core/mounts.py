@@ -36,6 +36,9 @@ class View:
     mounts: tuple[tuple[str, str], ...] = ()
     workdir: str | None = None
     written: bool = False
+    # the sources of the mounts whose target is not written out (`-v "$PWD/shared:$DEST"`): their folder may be
+    # anywhere in the container (s48h, ``shellwords._mounted``)
+    unplaced: tuple[str, ...] = ()
 
     def holding(self, path: str) -> tuple[str, str] | None:
         """The source of the mount whose target holds the absolute ``path`` (the deepest such target: a mount inside
@@ -62,6 +65,7 @@ def view(words: list[str]) -> View | None:
         return None
     mounting, workdirs = TOOLS[posixpath.basename(bare[k])]
     mounts: list[tuple[str, str]] = []
+    unplaced: list[str] = []
     workdir, written, i = None, False, k + 1
     while i < len(bare):
         name, value = _option(bare[i], [*mounting, *workdirs])
@@ -70,11 +74,13 @@ def view(words: list[str]) -> View | None:
             value = bare[i] if i < len(bare) else ""
         if name in mounting:
             mounts += _mounts(value, mounting[name])
+            unplaced += [source for source, target in _specs(value, mounting[name])
+                         if source and not ABSOLUTE.fullmatch(target)]
         elif name is not None:
             workdir = posixpath.normpath(value) if ABSOLUTE.fullmatch(value) else None
         written = written or name is not None
         i += 1
-    return View(tuple(mounts), workdir, written)
+    return View(tuple(mounts), workdir, written, tuple(unplaced))
 
 
 def _option(word: str, names: list[str]) -> tuple[str | None, str | None]:
@@ -93,6 +99,11 @@ def _option(word: str, names: list[str]) -> tuple[str | None, str | None]:
 def _mounts(value: str, how: str) -> list[tuple[str, str]]:
     """The (source, target) pairs an option's ``value`` writes (``how``: ``_PAIR``, ``_PAIRS``, ``_KEYED``), those whose
     target is an absolute path written out (normalized); a source "" for a mount of no host folder."""
+    return [(source, posixpath.normpath(target)) for source, target in _specs(value, how) if ABSOLUTE.fullmatch(target)]
+
+
+def _specs(value: str, how: str) -> list[tuple[str, str]]:
+    """Every (source, target) pair an option's ``value`` writes, as written (``_mounts``)."""
     if how == _KEYED:
         keys = dict(part.partition("=")[::2] for part in _split(value, ","))
         bind = keys.get("type", "bind") == "bind"  # a named volume, a tmpfs: no host folder (its source "")
@@ -103,7 +114,7 @@ def _mounts(value: str, how: str) -> list[tuple[str, str]]:
         for spec in _split(value, ",") if how == _PAIRS else [value]:
             parts = _split(spec, ":")
             specs.append((parts[0], parts[1] if len(parts) > 1 else parts[0]))  # `SOURCE` alone: the same path there
-    return [(source, posixpath.normpath(target)) for source, target in specs if ABSOLUTE.fullmatch(target)]
+    return specs
 
 
 def _split(value: str, at: str) -> list[str]:

@@ -2625,8 +2625,8 @@ _COMMAND_END = re.compile(r'(?<!\\)\n|[;&|)]|\Z')
 
 def _mounted(text: str, code: str, spans, read: Reading, start: dict[str, Place | None]) -> list[tuple[str, Place]]:
     """Each mount of a folder of the checkout (TOP, FOLDER) the commands of ``text`` that start a container write
-    (``Reading.mounted``): its target and the folder's place, as ``_Inside.place`` reads the mount's source with the
-    variables in force at the command; whether or not the command runs a file the text names (`docker run -d … img`
+    (``Reading.mounted``): its target ("" where it is not written out: `-v "$PWD/shared:$DEST"`) and the folder's
+    place, as ``_Inside.place`` reads the mount's source with the variables in force at the command; whether or not the command runs a file the text names (`docker run -d … img`
     then `docker exec`: the image's own command may run one)."""
     found: list[tuple[str, Place]] = []
     for m in _CONTAINER_TOOL.finditer(code):
@@ -2636,6 +2636,10 @@ def _mounted(text: str, code: str, spans, read: Reading, start: dict[str, Place 
             place, mounted, _ = container.place(target)
             if mounted and place is not None and place[0] in (TOP, FOLDER) and (target, place) not in found:
                 found.append((target, place))
+        for source in container.view.unplaced:  # (s48h: its target only the run knows, said "")
+            place, _, _ = _Inside(mounts.View(((source, "/"),)), container.variables).place("/")
+            if place is not None and place[0] in (TOP, FOLDER) and ("", place) not in found:
+                found.append(("", place))
     return found
 
 
