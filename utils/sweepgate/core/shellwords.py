@@ -2626,8 +2626,9 @@ _COMMAND_END = re.compile(r'(?<!\\)\n|[;&|)]|\Z')
 def _mounted(text: str, code: str, spans, read: Reading, start: dict[str, Place | None]) -> list[tuple[str, Place]]:
     """Each mount of a folder of the checkout (TOP, FOLDER) the commands of ``text`` that start a container write
     (``Reading.mounted``): its target ("" where it is not written out: `-v "$PWD/shared:$DEST"`) and the folder's
-    place, as ``_Inside.place`` reads the mount's source with the variables in force at the command; whether or not the command runs a file the text names (`docker run -d … img`
-    then `docker exec`: the image's own command may run one)."""
+    place, as ``_Inside.place`` reads the mount's source with the variables in force at the command; whether or not
+    the command runs a file the text names (`docker run -d … img` then `docker exec`: the image's own command may run
+    one)."""
     found: list[tuple[str, Place]] = []
     for m in _CONTAINER_TOOL.finditer(code):
         end = _COMMAND_END.search(code, m.end()).start()
