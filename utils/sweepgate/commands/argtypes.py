@@ -156,14 +156,14 @@ def full_ref(text: str) -> str:
 def commit(text: str) -> str:
     """A commit's full SHA (what a job checks out and its sidecar records): a branch name, an
     abbreviation or a typo would name no commit in the results."""
-    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID, NULL_SHA_SAID, null_sha
 
     text = not_empty(text).strip()
     if not COMMIT_SHA.fullmatch(text.lower()):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full commit SHA; pass the commit's "
                                          f"{COMMIT_SHA_SAID} (git rev-parse HEAD)")
-    if not text.strip("0"):  # GitHub's `before` of a branch's first push: the report would name it
-        raise argparse.ArgumentTypeError(f"'{text}' is git's null object id, no commit; pass the commit's "
+    if null_sha(text):  # GitHub's `before` of a branch's first push: the report would name it
+        raise argparse.ArgumentTypeError(f"'{text}' {NULL_SHA_SAID}; pass the commit's "
                                          f"{COMMIT_SHA_SAID} (git rev-parse HEAD)")
     return text.lower()
 

@@ -284,6 +284,12 @@ SGLANG_CLIENT_MODULE = "sglang.bench_serving"  # SGLang's benchmark client
 # keys: the matrix step and the gate name commits too, and load no results module for it.
 COMMIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 COMMIT_SHA_SAID = "40 hex digits, 64 in a SHA-256 repository"  # what COMMIT_SHA admits, in words
+NULL_SHA_SAID = "is git's null object id, no commit"  # of a COMMIT_SHA all zeros (GitHub's `before` of a first push)
+
+
+def null_sha(text: str) -> bool:
+    """Whether ``text`` (a ``COMMIT_SHA``) is git's null object id, which names no commit."""
+    return not text.strip("0")
 SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
 
 # --- plan: how a config key's recipe changed from base to head (KeyDiff.status; the keys of the plan's `diff`) ---

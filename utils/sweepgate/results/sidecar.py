@@ -83,6 +83,8 @@ def _check_job(job: dict, path: str) -> None:
     if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
             f"write the commit the job checked out, {F.COMMIT_SHA_SAID} (git rev-parse HEAD)")
+    elif isinstance(commit, str) and F.null_sha(commit):  # s48h: the report would say "Measured on commit 000000000000"
+        bad(R.COMMIT, f"{commit!r} {F.NULL_SHA_SAID}", "write the commit the job checked out (git rev-parse HEAD)")
     ref = job.get(R.REF)
     if ref == "":  # no short ref to complete (s48a: the fix said `write refs/heads/`)
         bad(R.REF, "'' is not a full ref", "write the ref the job ran on (refs/heads/main for a run of main, "
