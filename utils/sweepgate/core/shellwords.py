@@ -22,7 +22,8 @@ it cannot see it, unless its path ends in names written out (``Reading.tails``: 
 identity looks for among the checkout's tracked files, or is a variable the text set to such a path, or a path under it
 (`LIB="$BENCH_DIR/lib.sh"; source "$LIB"`: read as the path written inline, ``_tail_place``; not when the variable
 had a value before, ``_set_before``); one outside the checkout
-(an absolute path, `~`, `$HOME`) is not.
+(an absolute path with an expansion in it) is not; one under the home folder (`~/ws/x.sh`, `"$HOME/ws/x.sh"`) is a
+written end (s48i: a runner's checkout may lie there).
 A bare name (`source helpers`) is read from the checkout's top, where bash looks after the PATH; a relative path after a
 `cd`/`pushd` from where it went (a place, or a relative path from where it was; after `popd`, `cd -` or a `cd` to a
 folder only the run knows, the path is such a written end); a command string run after a `cd` away from the top starts
@@ -204,8 +205,12 @@ _STRING_DEPTH = 4  # command strings inside command strings followed, at most
 _POSITIONAL_SELF = re.compile(r'\$(?:\{(?:0|BASH_SOURCE(?:\[0\])?)(?=[}%#:])|0(?!\w)|BASH_SOURCE(?!\w))')
 # Where a command begins, then words that may expand to nothing and assignments, up to a command substitution
 _ALONE_AT_START = re.compile(_MAY_BEGIN.pattern + r'\Z', re.MULTILINE)
-# A file outside the checkout: an absolute path, `~`, `$HOME`
-_OUTSIDE = re.compile(r'/|~|\$(?:HOME|\{HOME\})(?!\w)')
+# A file outside the checkout: an absolute path with an expansion in it (one written out is a written end,
+# ``_absolute_tail``). Not `~/…` or `$HOME/…` (s48i): a runner's checkout often lies under the home folder
+# (`~/actions-runner/_work/repo/repo`), so such a path's written end is read as one whose start only the run knows
+_OUTSIDE = re.compile(r'/')
+# The home folder at a path's start (`~`, `~user`, `$HOME`, `${HOME}`), before its first `/`
+_HOME = re.compile(r'(?:~[\w.-]*|\$(?:HOME|\{HOME\}))(?=/)')
 _SHOWN_MAX = 60  # a word said longer is cut
 _STANDARD_INPUT = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 # The written end of a path after its last expansion (`"$VENV/bin/activate"`: `/bin/activate`), whole names only
@@ -738,8 +743,9 @@ def _unseen(word: str, substituted: bool) -> str | None:
     """The `source` word that ``_place`` found no place for (a process substitution, `<(...)`, when ``substituted``),
     as said, when it is a file of the run the reading cannot see: a process substitution, standard input
     (`/dev/stdin`, `/dev/fd/N`), or a place only the run knows (a variable from the environment, an argument, another
-    command's output); None for one outside the checkout (an absolute path, `~`, `$HOME`: the image's or the
-    runner's, no file of the repository)."""
+    command's output), or a path under the home folder (`~/ws/x.sh`, `$HOME/ws/x.sh`: s48i, the checkout may lie
+    there); None for one outside the checkout (an absolute path with an expansion in it: the image's or the runner's,
+    no file of the repository; one written out is a written end, ``_absolute_tail``)."""
     if substituted:
         return "<(...)"
     bare = word.replace('"', "").replace("'", "")
@@ -1409,6 +1415,8 @@ def _globbed(word: str, variables: dict[str, Place | None]) -> "Place | None | t
     a relative path is where only the run knows the folder (TAIL: every tracked file of that name); False where a
     variable only the run knows starts it (read as any path so is)."""
     bare, masked = _bare(word), _quoted_globs_masked(word)
+    if (home := _HOME.match(bare)) and (at_home := _HOME.match(masked)):  # s48i: `~/ws/*.sh` as `/ws/*.sh`
+        bare, masked = bare[home.end():], masked[at_home.end():]
     names = [_AN_EXPANSION.sub("", name) for name in masked.split("/")]
     literal = not any(_GLOB.search(name) for name in names)
     k = next((k for k, name in enumerate(names) if _GLOB.search(name.translate(_MASKED_AS_GLOBS))), None)
@@ -1757,8 +1765,8 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     in a pipeline with an interpreter (``_SCRIPT_NAMED``: `bash < x.sh`, `echo x.sh | xargs bash`; ``literal``:
     ``shellcode.parts``' spans); read from the working folder there (``start``: the variables in force at the text's
     start, the working folder among them; a `cd` since, ``_cwds_at``) into ``Reading.ran``, each with that working
-    folder (``Reading.ran_sites``: where the file starts). A path outside the checkout (an absolute path, `$HOME`) is
-    none; one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D none of the text's or set
+    folder (``Reading.ran_sites``: where the file starts). A path outside the checkout (an absolute path with an
+    expansion in it) is none (one under the home folder is a written end: s48i); one whose start only the run knows but whose end is written (`bash "$D/x.sh"`, D none of the text's or set
     by a file it sources to such a path; `python3 x.py` after a `cd` only the run knows) goes to ``Reading.ran_tails``
     (and its working folder to ``Reading.ran_tail_sites``), every tracked file ending so (``_ran_tail``). One from the
     workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
@@ -2553,7 +2561,7 @@ class _Inside:
             if path.startswith(".."):
                 return None, True, None
             return (TOP, "" if path == "." else path), True, None if path == "." else path
-        if not source or source.startswith(("/", "~")):
+        if not source or source.startswith("/"):  # (s48i: `~/ws`, `$HOME/ws` may hold the checkout: a written end)
             return None, True, None  # a folder of the host's (not the checkout), a named volume, a tmpfs
         if _LITERAL.fullmatch(host):  # `.`, `./repo`; a name alone is a named volume's
             place = _from_cwd(_cwd(self.variables), host) if host.startswith(".") else None
