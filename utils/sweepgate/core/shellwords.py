@@ -1833,7 +1833,7 @@ def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, s
     the run knows it, ``_run_elsewhere``); and each folder of a variable alone that the text set to a name
     (``_named_values``), also as a command's word (``Reading.arguments``: read whole)."""
     copies = _copy_sources(text, code)
-    for at in sorted(copies - {at for at, _ in read.ran}):  # `D=shared; cp -r "$D" "$T"`: the folder shared
+    for at in sorted(copies.keys() - {at for at, _ in read.ran}):  # `D=shared; cp -r "$D" "$T"`: the folder shared
         for name in _named_values(text, read.assigned, at):
             if (place := _from_cwd(_cwd_at(read.moved, at, start), name)) and place[0] in (TOP, FOLDER):
                 read.ran.append((at, place))
@@ -1842,7 +1842,8 @@ def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, s
                 read.argument_sites.append(ARGUMENT)
     for at, place in dict.fromkeys((at, place) for at, place in read.ran if at in copies):
         read.copied.append((at, place))
-        read.copied_sites.append(None if _run_elsewhere(code, spans, at) else _cwd_at(read.moved, at, start))
+        read.copied_sites.append(None if copies[at] == _REMOTE_COPY or _run_elsewhere(code, spans, at)
+                                 else _cwd_at(read.moved, at, start))
 
 
 def _named_values(text: str, assigned: list[tuple[str, Place | None, int, int]], at: int) -> list[str]:
@@ -2207,7 +2208,7 @@ _BLANKS_OR_NONE = re.compile(r'[ \t]*')
 # begins): `cat .env`, `export $(grep -v '^#' .env | xargs)`, `head -1 cfg.json`, `jq . cfg.json`, `cp cfg.json /tmp`
 _READER = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<reader>cat|tac|head|tail|less|more|'
                      r'grep|egrep|fgrep|rg|sed|awk|gawk|jq|yq|sort|uniq|wc|cut|paste|nl|diff|cmp|comm|join|md5sum|'
-                     r'sha1sum|sha256sum|sha512sum|base64|xxd|od|cp|install|rsync|tar)(?=[ \t])', re.MULTILINE)
+                     r'sha1sum|sha256sum|sha512sum|base64|xxd|od|cp|install|rsync|scp|tar)(?=[ \t])', re.MULTILINE)
 _A_REDIRECTION = re.compile(_REDIRECTION)
 
 
@@ -2254,31 +2255,37 @@ def _command_words(text: str, at: int) -> list[tuple[int, str]]:
 
 
 # A command that copies the files its words name (``_copy_sources``), where a command begins, as ``_READER`` finds it
-_COPY = re.compile(_MAY_BEGIN.pattern + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<copy>cp|install|rsync|tar)(?=[ \t])',
-                   re.MULTILINE)
+_COPY = re.compile(_MAY_BEGIN.pattern
+                   + r'(?:(?:command|exec|builtin)[ \t]+)?(?P<copy>cp|install|rsync|scp|tar)(?=[ \t])', re.MULTILINE)
 _COPY_TARGET = ("-t", "--target-directory")  # cp's and install's folder to copy into, before the files
 _COPY_VALUED = {"cp": ("-S", "--suffix"), "install": ("-m", "--mode", "-o", "--owner", "-g", "--group", "-S"),
-                "rsync": ("-e", "--rsh", "--exclude", "--include", "--filter", "-f"), "tar": ()}
+                "rsync": ("-e", "--rsh", "--exclude", "--include", "--filter", "-f"), "tar": (),
+                "scp": ("-P", "-i", "-o", "-F", "-c", "-l", "-J", "-S", "-D", "-X")}
+# A copy command whose copy lands on another host (s48i: `scp x.sh node:/tmp`): it may run there, from a working
+# folder only the run knows
+_REMOTE_COPY = "scp"
 _TAR_FOLDER = "--directory="  # a `tar`'s folder to pack from or unpack into, in the option's own word
 _TAR_VALUED = "fCTXbgHKLNV"  # tar's one-letter options that take the next word (`-czf out.tgz`, `cf -`)
 
 
-def _copy_sources(text: str, code: str) -> set[int]:
+def _copy_sources(text: str, code: str) -> dict[int, str]:
     """The offsets of the words of ``text`` (its ``code``) that a copy command copies from, as ``_read_words`` finds
-    them: each of `cp`'s, `install`'s or `rsync`'s words but its options, their values and the last (the copy; the
+    them (each with its command): each of `cp`'s, `install`'s, `rsync`'s or `scp`'s words but its options, their
+    values and the last (the copy; the
     value of `-t`/`--target-directory` instead, when it has one), and each word a `tar` that creates an archive
     (`c` among its first letters, `--create`) packs, unless a `-C` moves where it packs from. A copy may run where it
     went (`cp shared/x.sh /tmp/F/x.sh; bash /tmp/F/x.sh`): its scripts are read as run from the working folder at the
-    copy (``recipes.helper_folders``)."""
-    found: set[int] = set()
+    copy (``recipes.helper_folders``), or, copied to another host (``_REMOTE_COPY``), from one only the run knows."""
+    found: dict[int, str] = {}
     for m in _COPY.finditer(code):
         command, words = m["copy"], _command_words(text, m.end("copy"))
-        found.update(_tar_sources(words) if command == "tar" else _copied_words(words, command))
+        found.update(dict.fromkeys(_tar_sources(words) if command == "tar" else _copied_words(words, command), command))
     return found
 
 
 def _copied_words(words: list[tuple[int, str]], command: str) -> list[int]:
-    """The offsets of the files a `cp`, `install` or `rsync` (``command``) of ``words`` copies (``_copy_sources``)."""
+    """The offsets of the files a `cp`, `install`, `rsync` or `scp` (``command``) of ``words`` copies
+    (``_copy_sources``)."""
     files, target, skip, valued = [], False, False, _COPY_VALUED[command]
     for at, word in words:
         if skip:
@@ -2507,8 +2514,11 @@ def _listed(bare: str, listed: frozenset[str]) -> bool:
 
 def _stdin_script(text: str, code: str, spans, at: int) -> bool:
     """Whether the command holding the input redirection at ``at`` has an interpreter that runs no file's word
-    (``_script_word``: `bash < x.sh`, `bash -s < x.sh`, `python3 - < t.py`), so that it runs its input."""
+    (``_script_word``: `bash < x.sh`, `bash -s < x.sh`, `python3 - < t.py`), so that it runs its input, or is an `ssh`
+    (its input goes to the remote host, whose login shell or command may run it)."""
     lo, view, begin = _command_view(code, spans, at)
+    if _SSH_COMMAND.search(view, begin):  # s48i: `ssh node < x.sh` (the remote login shell runs it), `ssh node 'cat >
+        return True  # /tmp/x.sh' < x.sh` (a copy there, which may run): read as a script run, as `bash < x.sh`
     return any(_script_word(text, lo + m.end(), bool(m["python"])) is None for m in _INTERPRETER.finditer(view, begin))
 
 
