@@ -25,6 +25,11 @@ _SINGULARITY = ({"-B": _PAIRS, "--bind": _PAIRS, "--mount": _KEYED}, ("--pwd",))
 TOOLS = {"docker": _DOCKER, "podman": _DOCKER, "srun": _PYXIS, "salloc": _PYXIS, "sbatch": _PYXIS,
          "enroot": ({"-m": _PAIR, "--mount": _PAIR}, ()), "singularity": _SINGULARITY, "apptainer": _SINGULARITY}
 _SOURCE_KEYS, _TARGET_KEYS = ("source", "src"), ("target", "destination", "dst")
+# s48i: a tool named through a variable (`$DOCKER run`, `"${DOCKER:-docker}" run`, `$CONTAINER_RUNTIME exec`): a lone
+# expansion (quotes taken), with its default when it has one; the subcommands that start a container or run in one
+# after it make it docker's (podman's alike), and a default naming one of ``TOOLS`` makes it that tool
+_EXPANSION = re.compile(r'\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*(?::?[-=](?P<default>[^{}]*))?\})')
+_SUBCOMMANDS = frozenset(("run", "exec", "create"))
 ABSOLUTE = re.compile(r'/[\w.+/-]*')  # an absolute path written out: no expansion, no glob
 
 
@@ -58,12 +63,13 @@ def view(words: list[str]) -> View | None:
     """The ``View`` of a command's ``words`` (as written, up to the file it runs): None when none of them starts a
     container (``TOOLS``). Each of its mount options and working folder options after that word is read, whatever stands
     between (an option's value of another kind is never one of these: `-e`, `--name`); the last such word's, where one
-    runs another (`srun … docker run -v …`: the file runs in docker's container)."""
+    runs another (`srun … docker run -v …`: the file runs in docker's container). A tool named through a variable is
+    one too (``tool``: `$DOCKER run`)."""
     bare = [word.replace("\\\n", "").replace('"', "").replace("'", "") for word in words]  # (a `\` joins lines)
-    k = max((k for k, word in enumerate(bare) if posixpath.basename(word) in TOOLS), default=None)
+    k = max((k for k, word in enumerate(bare) if tool(bare, k) is not None), default=None)
     if k is None:
         return None
-    mounting, workdirs = TOOLS[posixpath.basename(bare[k])]
+    mounting, workdirs = TOOLS[tool(bare, k)]
     mounts: list[tuple[str, str]] = []
     unplaced: list[str] = []
     workdir, written, i = None, False, k + 1
@@ -81,6 +87,36 @@ def view(words: list[str]) -> View | None:
         written = written or name is not None
         i += 1
     return View(tuple(mounts), workdir, written, tuple(unplaced))
+
+
+def tool(words: list[str], k: int) -> str | None:
+    """The container tool of ``TOOLS`` the word ``words[k]`` (quotes taken) names: by its name, its folder aside, or
+    (s48i) a lone expansion whose default names one (`${SRUN:-srun}`) or that a subcommand of docker's follows
+    (`$DOCKER run`, `"$CONTAINER_RUNTIME" exec`: read as docker, podman's options alike); None for any other."""
+    word = words[k]
+    if posixpath.basename(word) in TOOLS:
+        return posixpath.basename(word)
+    if not (m := _EXPANSION.fullmatch(word)):
+        return None
+    if m["default"] and posixpath.basename(m["default"]) in TOOLS:
+        return posixpath.basename(m["default"])
+    return "docker" if k + 1 < len(words) and words[k + 1] in _SUBCOMMANDS else None
+
+
+def mounts_unread(words: list[str]) -> bool:
+    """Whether ``words`` (a command's, its own word first, quotes taken) are those of a tool only the run knows (a lone
+    expansion ``tool`` reads as none: `$LAUNCH`) that write a mount as some tool of ``TOOLS`` does (an option of theirs
+    whose value holds a `:` and is no URL, `--container-mounts=a:b`, `--bind a:b`): how it reads them is the run's
+    to say (s48i: ``shellwords`` leaves the row with no identity)."""
+    if not words or not _EXPANSION.fullmatch(words[0]) or tool(words, 0) is not None:
+        return False
+    names = list(dict.fromkeys(name for mounting, _ in TOOLS.values() for name in mounting))
+    for k, word in enumerate(words[1:], 1):
+        name, value = _option(word, names)
+        value = words[k + 1] if name is not None and value is None and k + 1 < len(words) else value
+        if name is not None and ":" in value and "://" not in value:
+            return True
+    return False
 
 
 def _option(word: str, names: list[str]) -> tuple[str | None, str | None]:

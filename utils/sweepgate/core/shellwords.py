@@ -1803,8 +1803,23 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     for (at, tail, cwd), begun in tails.items():
         read.ran_tails.append((at, tail, begun))
         read.ran_tail_sites.append(cwd)
-    read.unseen += list(unseen)
+    read.unseen += list({**unseen, **_unread_tools(text, code)})  # (s48i: `$LAUNCH --container-mounts=…`)
     read.unseen_ran += read.unseen[before:]
+
+
+def _unread_tools(text: str, code: str) -> dict[tuple[int, str], None]:
+    """Each command of ``text`` (its ``code``) whose own word is a tool only the run knows that writes a mount as a
+    container tool does (s48i, ``mounts.mounts_unread``: `$LAUNCH --container-mounts=…`), its offset and word as said
+    (``Reading.unseen``): which tool reads those options, and so what it runs there, is the run's to say."""
+    found = {}
+    for m in _EXPANDED_COMMAND.finditer(text):
+        if _at_command_start(code, m.start()) and (
+                code[m.start()] == "$" if text[m.start()] == "$" else _at_command_start(text, m.start())) and (
+                words := [_bare(word) for word in [_word(text, m.start()), *_command_line(text, m.start())]]
+        ) and mounts.mounts_unread(words):
+            said = _word(text, m.start())
+            found[m.start(), said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."] = None
+    return found
 
 
 def _a_path(assigned: list[tuple[str, Place | None, int, int]], start: dict[str, Place | None], lost: frozenset[str]):
@@ -1842,7 +1857,7 @@ def _copied(text: str, code: str, spans: list[tuple[int, int]], read: Reading, s
                 read.argument_sites.append(ARGUMENT)
     for at, place in dict.fromkeys((at, place) for at, place in read.ran if at in copies):
         read.copied.append((at, place))
-        read.copied_sites.append(None if copies[at] == _REMOTE_COPY or _run_elsewhere(code, spans, at)
+        read.copied_sites.append(None if copies[at] == _REMOTE_COPY or _run_elsewhere(code, spans, at, text)
                                  else _cwd_at(read.moved, at, start))
 
 
@@ -1871,7 +1886,7 @@ def _found_run(text: str, code: str, read: Reading, start: dict[str, Place | Non
             unseen[at, said if len(said) <= _SHOWN_MAX else said[:_SHOWN_MAX - 3] + "..."] = None
         for name in names or ():
             read.globs.append((at, (TAIL, name)))
-            read.glob_sites.append(None if execdir or _run_elsewhere(code, spans, at)
+            read.glob_sites.append(None if execdir or _run_elsewhere(code, spans, at, text)
                                    else _cwd_at(read.moved, at, start))
     return unseen
 
@@ -2010,7 +2025,7 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
     words = [(at, _word(text, at)) for m in _INTERPRETER.finditer(code)
              if (at := _script_word(text, m.end(), bool(m["python"]))) is not None]
     read, data = _read_words(text, code, spans)
-    elsewhere = {at for at, _ in words + read if _run_elsewhere(code, spans, at)}
+    elsewhere = {at for at, _ in words + read if _run_elsewhere(code, spans, at, text)}
     words += [(m.start(), m.group()) for m in _RELATIVE_PATH.finditer(code) if _at_command_start(code, m.start())]
     # (unquoted, its `$` is in the code: not in a comment or a heredoc's body; quoted, no comment's `#` before it)
     words += [(m.start(), word) for m in _EXPANDED_COMMAND.finditer(text) if _at_command_start(code, m.start())
@@ -2031,7 +2046,7 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
     arguments = [(at, word) for at, word in arguments if at not in taken]
     named = {at for at, _ in arguments}
     made = _makefiles(text, code)
-    elsewhere |= {at for at, _ in made if _run_elsewhere(code, spans, at)}
+    elsewhere |= {at for at, _ in made if _run_elsewhere(code, spans, at, text)}
     return words + read + arguments + made, elsewhere, data - ran | named | {at for at, _ in made}, named
 
 
@@ -2236,6 +2251,11 @@ def _read_words(text: str, code: str, spans) -> tuple[list[tuple[int, str]], set
                 if not run:
                     data.add(at)
     return found, data
+
+
+def _command_line(text: str, at: int) -> list[str]:
+    """The words after the command's own word that begins at ``at`` in ``text``, as written (``_command_words``)."""
+    return [word for _, word in _command_words(text, at + len(_word(text, at)))]
 
 
 def _command_words(text: str, at: int) -> list[tuple[int, str]]:
@@ -2536,14 +2556,30 @@ def _command_view(code: str, spans: list[tuple[int, int]], at: int) -> tuple[int
     return lo, view, begins[-1] if begins else 0
 
 
-def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int) -> bool:
+def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int, text: str | None = None) -> bool:
     """Whether the file run at ``at`` (an interpreter's word) runs where only the run knows the working folder: an
     ``_ELSEWHERE`` command (`docker run`, `srun`, `env -C`) stands before it in its command. That command begins after
     the last ``_COMMAND_BREAK`` before ``at`` in the innermost command substitution or subshell holding it (``spans``,
     from ``shellcode.parts``; the text when none), what those closed before ``at`` hold skipped: a `$( )` inside a
-    word begins no command (`srun --container-name=$(echo "$I" | sed …) bash x.sh` runs x.sh elsewhere)."""
-    _, view, begin = _command_view(code, spans, at)
-    return _ELSEWHERE.search(view, begin) is not None
+    word begins no command (`srun --container-name=$(echo "$I" | sed …) bash x.sh` runs x.sh elsewhere). With the
+    ``text``, a container tool named through a variable counts too (s48i: `$DOCKER run`, ``mounts.tool``)."""
+    lo, view, begin = _command_view(code, spans, at)
+    if _ELSEWHERE.search(view, begin) is not None:
+        return True
+    return (text is not None and (_VARIABLE_TOOL.search(view, begin) or _DEFAULT_TOOL.search(text, lo + begin, at))
+            is not None and mounts.view(_words_before(text, lo + begin, at)) is not None)
+
+
+def _words_before(text: str, i: int, at: int) -> list[str]:
+    """The words of ``text`` from ``i`` (where a command begins) up to ``at``, as written."""
+    words = []
+    while i < at:
+        if text[i].isspace() or text.startswith("\\\n", i):
+            i += 1
+            continue
+        words.append(_word(text, i) or text[i])
+        i += len(words[-1])
+    return words
 
 
 @dataclass(frozen=True)
@@ -2624,13 +2660,7 @@ def _inside_at(text: str, code: str, spans, at: int, read: Reading, start: dict[
     """The container the command holding ``at`` starts (``_Inside``; one of no options, ``mounts.View()``, for a
     command that runs elsewhere but starts none, `ssh`, `env -C`), read with the variables in force there."""
     lo, _, begin = _command_view(code, spans, at)
-    words, i = [], lo + begin
-    while i < at:
-        if text[i].isspace() or text.startswith("\\\n", i):
-            i += 1
-            continue
-        words.append(_word(text, i) or text[i])
-        i += len(words[-1])
+    words = _words_before(text, lo + begin, at)
     variables = _in_force(read.assigned, at, start)
     variables[_CWD] = _cwd_at(read.moved, at, start)
     return _Inside(mounts.view(words) or mounts.View(), variables)
@@ -2638,6 +2668,11 @@ def _inside_at(text: str, code: str, spans, at: int, read: Reading, start: dict[
 
 # A command's word that starts a container (``mounts.TOOLS``, its folder aside), and where its command ends
 _CONTAINER_TOOL = re.compile(r'(?<![^\s;&|(`])(?:[\w.+-]*/)*(?:' + "|".join(mounts.TOOLS) + r')(?=[ \t])')
+# a word of the code that may follow a container tool named through a variable (s48i: `$DOCKER run`; the code blanks
+# `"$X"`, `${X:-docker}`, so ``mounts.view`` of the text's words says whether one does)
+_VARIABLE_TOOL = re.compile(r'(?<![^\s;&|(`])(?:run|exec|create)(?=[ \t])')
+# and one whose default names the tool, in the text (`${SRUN:-srun} --container-mounts=…`: blank in the code)
+_DEFAULT_TOOL = re.compile(r'\$\{[A-Za-z_]\w*:?[-=](?:[^{}/]*/)*(?:' + "|".join(mounts.TOOLS) + r')\}')
 _COMMAND_END = re.compile(r'(?<!\\)\n|[;&|)]|\Z')
 
 
@@ -2648,7 +2683,7 @@ def _mounted(text: str, code: str, spans, read: Reading, start: dict[str, Place 
     the command runs a file the text names (`docker run -d … img` then `docker exec`: the image's own command may run
     one)."""
     found: list[tuple[str, Place]] = []
-    for m in _CONTAINER_TOOL.finditer(code):
+    for m in [*_CONTAINER_TOOL.finditer(code), *_VARIABLE_TOOL.finditer(code), *_DEFAULT_TOOL.finditer(text)]:
         end = _COMMAND_END.search(code, m.end()).start()
         container = _inside_at(text, code, spans, end, read, start)
         for _, target in container.view.mounts:
@@ -2667,14 +2702,14 @@ def _containers(text: str, code: str, spans, read: Reading, start: dict[str, Pla
     """The container of each word's offset of ``_ran`` (asked once each): its command's (``_inside_at``) when that runs
     elsewhere (``elsewhere``, ``_run_elsewhere``), else ``inside``, the one the text runs in (None: this host)."""
     return functools.cache(lambda at: _inside_at(text, code, spans, at, read, start)
-                           if at in elsewhere or _run_elsewhere(code, spans, at) else inside)
+                           if at in elsewhere or _run_elsewhere(code, spans, at, text) else inside)
 
 
 def _string_inside(text: str, code: str, spans, offsets: list[int], read: Reading,
                    start: dict[str, Place | None]) -> "_Inside | None":
     """The container a command string (at ``offsets``, ``_read``) runs in when its command runs elsewhere
     (``_run_elsewhere``: `srun --container-mounts=… bash -c '…'`), else None."""
-    if not offsets or not _run_elsewhere(code, spans, offsets[0]):
+    if not offsets or not _run_elsewhere(code, spans, offsets[0], text):
         return None
     return _inside_at(text, code, spans, offsets[0], read, start)
 
