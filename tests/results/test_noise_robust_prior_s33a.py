@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import statistics
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +94,21 @@ def test_one_hypervariable_point_never_hides_a_large_regression(sweep_, level, b
     after = judged(run + [(999, {metric: odd}, {metric: level * head})])[1, metric]
     if before.verdict in (C.REGRESSED, C.IMPROVED) and before.p_adjusted <= ALPHA / 5:  # not one a 6th point's share of the cut tips
         assert after.verdict == before.verdict == (C.REGRESSED if worse(metric, sign) else C.IMPROVED), (before, after)
+
+
+# Found by the property above in the forty-eighth session's clean-clone CI (the statistics unchanged that session):
+# a 6.25 % drop over main runs within ±2.4 %, `regressed` at p-adjusted 0.0014 in a sweep of five points, reads
+# `unchanged` (p-adjusted 0.056) once a sixth point, one of whose main runs was broken (0.3 times the others), joins
+# the sweep: that point still pulls the shared prior's fit. Known and not yet fixed; strict, so a fix shows as XPASS
+# and this mark must go.
+FOUND_S48 = ([(1, {TPUT: [1.0, 1.0, 1.0234375, 0.9765625, 0.9765625]}, {TPUT: 0.9375})]
+             + [(conc, {TPUT: [1.0, 1.0, 1.0, 1.0, 1.015625 if conc == 2 else 1.0234375]}, {TPUT: 1.0})
+                for conc in range(2, 6)])
+
+
+@pytest.mark.xfail(strict=True, reason="a broken main run at one point still hides a 6 % drop at another (s48 CI)")
+def test_the_s48_case_stays_regressed_beside_a_broken_point():
+    before = judged(FOUND_S48)[1, TPUT]
+    assert before.verdict == C.REGRESSED and before.p_adjusted <= ALPHA / 5
+    after = judged(FOUND_S48 + [(999, {TPUT: [0.3, 1.0, 1.0, 1.0, 1.0]}, {TPUT: 1.0})])[1, TPUT]
+    assert after.verdict == C.REGRESSED, after
