@@ -23,7 +23,7 @@ from sweepgate.core.errors import Diagnostic, SweepgateError, is_a_folder
 from sweepgate.core.github import OWNER_NAME_TEXT
 from sweepgate.core.inprogress import (IN_PROGRESS_BRANCH, OPERATION_REFS, conflict_fix, in_progress, onto_of,
                                       operation_fix, rebase_command, ref_named)
-from sweepgate.core.textmode import not_utf8, save_as_utf8, wide_refusal
+from sweepgate.core.textmode import changelog_encoding_problem
 from sweepgate.core.upstream import UPSTREAMS, existing_upstream
 
 XXX_LINK = re.compile(rb"^(\s*(?:-\s+)?pr-link:[ ]*)(['\"]?)https://github\.com/%s"
@@ -130,13 +130,6 @@ def _worktree_bytes(git, path: str) -> bytes:
     refuse_linked_input(git.root, path)
     try:
         data = (Path(git.root) / path).read_bytes()
-        if wide := wide_refusal(data):  # before decoding: UTF-16 of ASCII text without a mark decodes (s48f)
-            raise _fail(path, 1, F.ENCODING_RULE, *wide)
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError as exc:
-        raise _fail(path, data[:exc.start].count(b"\n") + 1, F.ENCODING_RULE, not_utf8(exc.start),
-                    save_as_utf8("changelog")) from None
     except FileNotFoundError:
         return b""
     except IsADirectoryError:
@@ -145,6 +138,10 @@ def _worktree_bytes(git, path: str) -> bytes:
     except OSError as exc:
         raise _fail(path, 0, F.MISSING_FILE_RULE, f"cannot read the changelog: {exc.strerror}",
                     "pass a readable file with --changelog-file") from None
+    if problem := changelog_encoding_problem(data):
+        line, what, fix = problem
+        raise _fail(path, line, F.ENCODING_RULE, what, fix)
+    return data
 
 
 def refuse_nowhere(git, path: str, refs: dict[str, str], source: str) -> None:

@@ -29,7 +29,7 @@ from sweepgate.core.expand import (
 )
 from sweepgate.core.keypatterns import UNKNOWN_CONFIG_KEY, matching, near_wildcard, wildcard
 from sweepgate.core.load import Git, Revision, YamlDoc, load_revision, parse_strict, reference_reads
-from sweepgate.core.textmode import not_utf8, save_as_utf8, wide_refusal
+from sweepgate.core.textmode import changelog_encoding_problem
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 NO_ENTRIES_RULE = "no-entries"  # the title of a change that appends no changelog entry
@@ -66,13 +66,9 @@ def appended_lines(git: Git, base: str, head: str, path: str) -> Appended:
 
         message, hint = missing_changelog(git, base, path, f"at {F.short_sha(head)}")
         raise SweepgateError(Diagnostic(path or "--changelog-file", 0, 0, F.MISSING_FILE_RULE, message, hint))
-    if said := wide_refusal(new_bytes):  # before decoding: UTF-16 of ASCII text without a mark decodes (s48f)
-        raise SweepgateError(Diagnostic(path, 1, 0, F.ENCODING_RULE, *said))
-    try:
-        new_bytes.decode("utf-8")  # as the reference reads the file: a byte that is no UTF-8 stops it
-    except UnicodeDecodeError as exc:
-        raise SweepgateError(Diagnostic(path, new_bytes[:exc.start].count(b"\n") + 1, 0, F.ENCODING_RULE,
-                                        not_utf8(exc.start), save_as_utf8("changelog"))) from None
+    if problem := changelog_encoding_problem(new_bytes):  # as the reference reads the file: no UTF-8 stops it
+        line, what, fix = problem
+        raise SweepgateError(Diagnostic(path, line, 0, F.ENCODING_RULE, what, fix))
     old_bytes = git.read_prefix(base, path, new_bytes) or b""
     if (not old_bytes or old_bytes.endswith(b"\n")) and new_bytes.startswith(old_bytes):
         first = old_bytes.count(b"\n") + 1

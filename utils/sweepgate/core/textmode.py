@@ -58,6 +58,20 @@ def save_wide_as_utf8(iconv_name: str) -> str:
     return f"save it as UTF-8 without a byte-order mark (e.g. iconv -f {iconv_name} -t UTF-8)"
 
 
+def changelog_encoding_problem(data: bytes) -> tuple[int, str, str] | None:
+    """(its line, what is wrong, how to fix) when a changelog's ``data`` is no UTF-8 text, as the readers that
+    take its bytes whole say it: UTF-16 or UTF-32 (``wide_refusal``) asked first, at line 1, since UTF-16 of ASCII
+    text without a mark decodes as UTF-8 (s48f); else the line of the first byte that does not decode. None for
+    UTF-8 text."""
+    if wide := wide_refusal(data):
+        return 1, *wide
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[:exc.start].count(b"\n") + 1, not_utf8(exc.start), save_as_utf8("changelog")
+    return None
+
+
 def wide_refusal(data: bytes) -> tuple[str, str] | None:
     """The one problem of ``data`` saved as UTF-16 or UTF-32 (``wide_encoding``), (what is wrong, how to fix),
     as every reader of the changelog says it at its line 1; None for any other bytes."""
