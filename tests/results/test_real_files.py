@@ -139,6 +139,11 @@ REFUSED = {
     "other/perf_analyzer_csv_inception_graphdef_conc1-4_usec_docs.csv": "format: a perf_analyzer CSV",
     # s45b: llama.cpp's llama-bench -o json, named (it was "unknown JSON output"; test_results_rough_edges_s45b.py)
     "other/llama-bench_b5606_snowpiercer-15b_q3kl_rtx4090_pp8192_tg1280.json": "format: a llama-bench report",
+    # s49f hunt: GenAI-Perf's early console tables, named (they were "not JSON or CSV"; test_real_files_s49f.py)
+    "aiperf/genaiperf24.06_console_log_llm_metrics_untitled_ns_triton_vllm_c1.txt":
+        "format: GenAI-Perf's console tables (its early form: 'LLM Metrics'",
+    "aiperf/genaiperf24.03_tutorial_console_pa_llm_metrics_ns_gpt2_triton_vllm_c1.txt":
+        "format: GenAI-Perf's console tables (its early form: 'PA LLM Metrics'",
 }
 
 

@@ -552,24 +552,61 @@ def _console_table(text: str) -> re.Match | None:
     stand before the title on its line; nothing of the text is split or copied, however long."""
     found = PERF_CONSOLE_TABLE.search(text)
     while found:
-        start = found.start()
-        while start and text[start - 1] in " \t":
-            start -= 1
-        if not start or text[start - 1] == "\n":
+        if _line_starts(text, found.start()):
             return found
         found = PERF_CONSOLE_TABLE.search(text, found.start() + 1)
+    return None
+
+
+def _line_starts(text: str, at: int) -> bool:
+    """Whether only blanks stand before ``at`` on its line."""
+    while at and text[at - 1] in " \t":
+        at -= 1
+    return not at or text[at - 1] == "\n"
+
+
+# GenAI-Perf's metrics table before it was titled "NVIDIA GenAI-Perf | ...": "PA LLM Metrics" (its first releases),
+# then "LLM Metrics" alone, on a title line over rich's border and a header whose first column is "Statistic" (AIPerf
+# heads its "Metric"), so that the words in a line of text are no table. Searched for from its literal "LLM Metrics"
+# (as _console_table searches), the "PA " before it looked at where it is found.
+EARLY_GENAI_PERF = "GenAI-Perf"
+EARLY_GENAI_PERF_PREFIX = "PA "
+EARLY_GENAI_PERF_TABLE = re.compile(r"LLM Metrics[ \t]*\n[ \t]*[\u2500-\u257f+][^\n]*\n"
+                                    r"[ \t]*[\u2500-\u257f|][ \t]*Statistic[ \t]*[\u2500-\u257f|]")
+
+
+def _early_genai_perf_title(text: str) -> str | None:
+    """The title of the first of GenAI-Perf's early tables in ``text`` ("PA LLM Metrics" or "LLM Metrics"), else
+    None."""
+    found = EARLY_GENAI_PERF_TABLE.search(text)
+    while found:
+        start = found.start()
+        if start >= len(EARLY_GENAI_PERF_PREFIX) and text.startswith(EARLY_GENAI_PERF_PREFIX,
+                                                                     start - len(EARLY_GENAI_PERF_PREFIX)):
+            start -= len(EARLY_GENAI_PERF_PREFIX)
+        if _line_starts(text, start):
+            return text[start:found.start()] + "LLM Metrics"
+        found = EARLY_GENAI_PERF_TABLE.search(text, found.start() + 1)
     return None
 
 
 def refuse_console(text: str, path: str) -> None:
     """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
     run's figures rounded for display, not its saved output. Told by the tables' form anywhere in the text,
-    however long a preamble of log lines comes first (``_console_table``, ``SERVING_TABLE``)."""
+    however long a preamble of log lines comes first (``_console_table``, GenAI-Perf's early untitled form
+    ``_early_genai_perf_title``, ``SERVING_TABLE``)."""
     if found := _console_table(text):
         client = found["client"]
         raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as "
                    "profile_export_console.txt keeps them; figures rounded for display), not its export",
                    f"ingest the run's {PERF_CONSOLE_CLIENTS[client]} beside it, or remove the file")
+    if title := _early_genai_perf_title(text):
+        client = EARLY_GENAI_PERF
+        raise fail(path, 1, f"format: {client}'s console tables (its early form: '{title}' over a "
+                   f"'Statistic' column, as it printed them before titling them '{PERF_CONSOLE_TITLE}{client} | "
+                   "...'; figures rounded for display), not its export",
+                   f"ingest the run's {PERF_CONSOLE_CLIENTS[client]} (or the .csv beside it) from its artifacts "
+                   "folder, or remove the file")
     if SERVING_TABLE in text:
         raise fail(path, 1, "format: a serving benchmark's console output (its 'Serving Benchmark Result' "
                    "table, figures rounded for display), not the client's saved result",

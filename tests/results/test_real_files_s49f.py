@@ -1,0 +1,71 @@
+"""s49f hunt: GenAI-Perf's console tables as its first releases printed them (tests/data/results-real/SOURCES.tsv,
+"s49f hunt").
+
+GenAI-Perf titled its metrics table "PA LLM Metrics" (the 24.03 SDK's, as its tutorial shows it), then "LLM Metrics"
+alone (the 24.06 SDK's, in a user's log of a run after the wrapper's "Running Perf Analyzer" line), before the
+"NVIDIA GenAI-Perf | LLM Metrics" that sweepgate named; its first column is headed "Statistic". Both were refused
+as "not JSON or CSV, not a benchmark client output", a line that denies the file is a client's output and names no
+export to ingest in its place. They are now refused as GenAI-Perf's console tables, naming its export."""
+
+from __future__ import annotations
+
+from helpers import ROOT, refused_alone
+
+REAL = ROOT / "tests" / "data" / "results-real" / "aiperf"
+# a user's log of a GenAI-Perf run from the tritonserver 24.06 SDK container (a document held in the code index:
+# index id 66743808269), its second run's lines: the wrapper's log line, the table, the two throughputs
+LOG_2406 = REAL / "genaiperf24.06_console_log_llm_metrics_untitled_ns_triton_vllm_c1.txt"
+# triton-inference-server/client, src/c++/perf_analyzer/genai-perf/docs/tutorial.md (its 24.03 version, index id
+# 16725173389): the example output of its Triton + vLLM run
+TUTORIAL_2403 = REAL / "genaiperf24.03_tutorial_console_pa_llm_metrics_ns_gpt2_triton_vllm_c1.txt"
+
+
+def _said(title: str) -> str:
+    return (f"1: format: GenAI-Perf's console tables (its early form: '{title}' over a 'Statistic' column, as it "
+            "printed them before titling them 'NVIDIA GenAI-Perf | ...'; figures rounded for display), not its "
+            "export; ingest the run's profile_export_genai_perf.json (or the .csv beside it) from its artifacts "
+            "folder, or remove the file")
+
+
+def test_genai_perf_s_untitled_llm_metrics_table_after_its_log_line_is_refused_as_its_console_tables(capsys,
+                                                                                                       tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, LOG_2406)
+    assert lines == [f"{src}:{_said('LLM Metrics')}"], lines
+
+
+def test_genai_perf_s_first_pa_llm_metrics_table_is_refused_as_its_console_tables(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, TUTORIAL_2403)
+    assert lines == [f"{src}:{_said('PA LLM Metrics')}"], lines
+
+
+def test_the_titled_genai_perf_tables_keep_their_line(capsys, tmp_path):
+    """The later title ("NVIDIA GenAI-Perf | LLM Metrics") is told as before, naming the same export."""
+    text = LOG_2406.read_text(encoding="utf-8").replace(" LLM Metrics\n", " NVIDIA GenAI-Perf | LLM Metrics\n", 1)
+    log = tmp_path / "titled.txt"
+    log.write_text(text, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert len(lines) == 1 and lines[0].startswith(f"{src}:1: format: GenAI-Perf's console tables ('NVIDIA "
+                                                   "GenAI-Perf | ...'"), lines
+
+
+def test_an_llm_metrics_line_over_no_statistic_table_stays_not_a_client_output(capsys, tmp_path):
+    """The words alone, or over a table whose first column is not "Statistic", are no GenAI-Perf table."""
+    text = LOG_2406.read_text(encoding="utf-8")
+    for n, changed in enumerate((text.replace("Statistic", "Benchmark", 1),
+                                 text.replace("LLM Metrics\n", "LLM Metrics were:\n", 1),
+                                 "INFO printing LLM Metrics\n┏━━━━┓\n┃ Statistic ┃\n")):
+        log = tmp_path / f"other{n}" / "log.txt"
+        log.parent.mkdir()
+        log.write_text(changed, encoding="utf-8")
+        src, lines = refused_alone(capsys, log.parent, log)
+        assert len(lines) == 1 and "console tables" not in lines[0] and "not JSON or CSV" in lines[0], lines
+
+
+def test_a_table_first_in_its_file_is_told_by_its_own_title_whatever_ends_the_file(capsys, tmp_path):
+    """The "PA " of the first releases' title is looked for before the table's title only: a table first in its
+    file is "LLM Metrics" though the file's last characters are "PA " (a search before the text's start reads them)."""
+    text = LOG_2406.read_text(encoding="utf-8").split("\n", 1)[1].lstrip() + "see PA "
+    log = tmp_path / "first.txt"
+    log.write_text(text, encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert lines == [f"{src}:{_said('LLM Metrics')}"], lines
