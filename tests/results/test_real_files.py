@@ -10,7 +10,7 @@ from sweepgate.results import record as R
 
 REAL = ROOT / "tests" / "data" / "results-real"
 FILES = sorted(str(p.relative_to(REAL)) for p in REAL.rglob("*")
-               if p.suffix in (".json", ".jsonl", ".csv", ".txt", ".yaml"))
+               if p.suffix in (".json", ".jsonl", ".csv", ".txt", ".yaml", ".md"))
 
 REFUSED = {
     # hunt 19: was "not JSON or CSV, not a benchmark client output"
@@ -144,6 +144,11 @@ REFUSED = {
         "format: GenAI-Perf's console tables (its early form: 'LLM Metrics'",
     "aiperf/genaiperf24.03_tutorial_console_pa_llm_metrics_ns_gpt2_triton_vllm_c1.txt":
         "format: GenAI-Perf's console tables (its early form: 'PA LLM Metrics'",
+    # s49f hunt: lm-eval's printed results table, named (it was "not JSON or CSV"; test_real_files_s49f.py)
+    "lm_eval/lmeval0.4_printed_results_table_qwen_moe_svd_arc_mmlu_groups_trimmed.md":
+        "format: lm-eval's printed results table",
+    "lm_eval/lmeval0.4_stdout_log_then_printed_table_qwen3.5-2b_w4a16_trimmed.txt":
+        "format: lm-eval's printed results table",
 }
 
 

@@ -1,5 +1,5 @@
-"""s49f hunt: GenAI-Perf's console tables as its first releases printed them (tests/data/results-real/SOURCES.tsv,
-"s49f hunt").
+"""s49f hunt: GenAI-Perf's console tables as its first releases printed them, and lm-eval's printed results table
+(tests/data/results-real/SOURCES.tsv, "s49f hunt"; the second half of this file).
 
 GenAI-Perf titled its metrics table "PA LLM Metrics" (the 24.03 SDK's, as its tutorial shows it), then "LLM Metrics"
 alone (the 24.06 SDK's, in a user's log of a run after the wrapper's "Running Perf Analyzer" line), before the
@@ -69,3 +69,49 @@ def test_a_table_first_in_its_file_is_told_by_its_own_title_whatever_ends_the_fi
     log.write_text(text, encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, log)
     assert lines == [f"{src}:{_said('LLM Metrics')}"], lines
+
+
+# lm-eval's printed results table (its make_table: what lm_eval prints at a run's end, kept as a Markdown file or in a
+# log of its stdout) was refused as "not JSON or CSV, not a benchmark client output" and sent the user to "the job's
+# $RESULT_FILENAME.json": it is the eval client's output, its scores rounded to four places, without the sample
+# counts, model and settings of the results JSON lm_eval writes beside its samples. It is now named, at its line.
+LM_EVAL = ROOT / "tests" / "data" / "results-real" / "lm_eval"
+# zhy617/SMoE, eval-results/qwen/benchmark/expert_svd_router_avg_la_k45.md: its first rows and the Groups table
+TABLE_MD = LM_EVAL / "lmeval0.4_printed_results_table_qwen_moe_svd_arc_mmlu_groups_trimmed.md"
+# an agent session's log held in the code index (index id 54306239435): lm_eval's last log line, its settings line,
+# then the table (a few rows of each table)
+TABLE_LOG = LM_EVAL / "lmeval0.4_stdout_log_then_printed_table_qwen3.5-2b_w4a16_trimmed.txt"
+TABLE_SAID = ("format: lm-eval's printed results table ('|Tasks|Version|...', as lm_eval prints it at a run's end: "
+              "scores rounded for display, no sample counts, model or settings), not its results file; ingest the "
+              "results_<time>.json lm_eval wrote under --output_path, or remove the file")
+
+
+def test_lm_eval_s_printed_table_kept_as_markdown_is_refused_as_what_it_is(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, TABLE_MD)
+    assert lines == [f"{src}:1: {TABLE_SAID}"], lines
+
+
+def test_lm_eval_s_printed_table_after_its_log_lines_is_refused_at_the_table_s_line(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, TABLE_LOG)
+    assert lines == [f"{src}:3: {TABLE_SAID}"], lines
+
+
+def test_a_groups_table_alone_and_lm_eval_0_3_s_task_header_are_told_too(capsys, tmp_path):
+    """The Groups table printed alone, and lm-eval 0.3's header ("|Task|Version|Metric|Value|   |Stderr|")."""
+    groups = TABLE_MD.read_text(encoding="utf-8").split("\n\n", 1)[1]
+    old = "|    Task     |Version| Metric |Value |   |Stderr|\n|-------------|------:|--------|-----:|---|-----:|\n"
+    for n, text in enumerate((groups, old + "|arc_easy     |      0|acc     |0.6600|±  |0.0150|\n")):
+        table = tmp_path / f"t{n}" / "table.md"
+        table.parent.mkdir()
+        table.write_text(text, encoding="utf-8")
+        src, lines = refused_alone(capsys, table.parent, table)
+        assert lines == [f"{src}:1: {TABLE_SAID}"], lines
+
+
+def test_a_pipe_table_of_other_columns_stays_not_a_client_output(capsys, tmp_path):
+    """A Markdown table whose first columns are not lm-eval's (a serving summary's) is no printed eval table."""
+    table = tmp_path / "summary.md"
+    table.write_text("| Test name | Version | Tput (req/s) |\n|---|---|---|\n| serving_qps_1 | 1 | 0.64 |\n",
+                     encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, table)
+    assert len(lines) == 1 and "printed results table" not in lines[0] and "not JSON or CSV" in lines[0], lines

@@ -44,6 +44,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         foreign.refuse_csv(jsonio.first_line(text), path)
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
+        lm_eval.refuse_printed_table(text, path)
         foreign.refuse_yaml_report(text, path)
         log = LOG_LINE.match(text)
         lone = None if log else _lone_value(text)

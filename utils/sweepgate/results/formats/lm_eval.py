@@ -42,6 +42,30 @@ def _task_scores(value) -> bool:
         and all(key in scored or key in NOT_SCORES for key in value)
 
 
+# What to ingest in place of lm-eval's scores seen anywhere but in its results file.
+RESULTS_FILE_HINT = "ingest the results_<time>.json lm_eval wrote under --output_path, or remove the file"
+# The table lm_eval prints at a run's end (its make_table), kept from its stdout or as a Markdown file: a line that
+# starts a pipe table whose first cells are "Tasks" (lm-eval 0.3's "Task", or the "Groups" table's) and "Version",
+# each padded with as many blanks as the rows' names need. Searched for from its literal "Version" cell (in C, as a
+# long log needs), what stands before it on its line then held to the first cell.
+PRINTED_VERSION_CELL = re.compile(r"Version[ \t]*\|")
+PRINTED_FIRST_CELL = re.compile(r"\|[ \t]*(?:Tasks?|Groups)[ \t]*\|[ \t]*")
+
+
+def refuse_printed_table(text: str, path: str) -> None:
+    """Refuse lm-eval's printed results table, wherever it stands in a text (after its log lines), at its header's
+    line: the scores rounded for display without the run's sample counts, model and settings. Return for any other
+    text."""
+    found = PRINTED_VERSION_CELL.search(text)
+    while found:
+        start = text.rfind("\n", 0, found.start()) + 1
+        if PRINTED_FIRST_CELL.fullmatch(text, start, found.start()):
+            raise fail(path, text.count("\n", 0, start) + 1, "format: lm-eval's printed results table "
+                       "('|Tasks|Version|...', as lm_eval prints it at a run's end: scores rounded for display, no "
+                       "sample counts, model or settings), not its results file", RESULTS_FILE_HINT)
+        found = PRINTED_VERSION_CELL.search(text, found.end())
+
+
 def refuse_scores_alone(doc, path: str, line: int) -> None:
     """Refuse lm-eval's task scores without the file around them: its ``results`` block copied out, as
     model cards and READMEs show it, alone or under "results"; kept under "results" by another tool beside
@@ -53,8 +77,7 @@ def refuse_scores_alone(doc, path: str, line: int) -> None:
         return
     names = f"{', '.join(list(block)[:3])}{', ...' if len(block) > 3 else ''}"
     raise fail(path, line, f"format: lm-eval's task scores {where} ({names}: a results block without the configs, "
-               "versions and n-samples lm-eval writes beside it), not its results file",
-               "ingest the results_<time>.json lm_eval wrote under --output_path, or remove the file")
+               "versions and n-samples lm-eval writes beside it), not its results file", RESULTS_FILE_HINT)
 
 
 def _scores_block(doc) -> tuple[object, str]:
