@@ -149,6 +149,9 @@ REFUSED = {
         "format: lm-eval's printed results table",
     "lm_eval/lmeval0.4_stdout_log_then_printed_table_qwen3.5-2b_w4a16_trimmed.txt":
         "format: lm-eval's printed results table",
+    # s49f hunt: SGLang's bench_offline_throughput table, named (it was "not JSON or CSV"; test_real_files_s49f.py)
+    "sglang/sglang_bench_offline_throughput_console_qwen2.5-72b-gptq-int4_tp2_sharegpt_1000.txt":
+        "format: an SGLang bench_offline_throughput console output",
 }
 
 

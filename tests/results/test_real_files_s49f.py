@@ -1,5 +1,5 @@
-"""s49f hunt: GenAI-Perf's console tables as its first releases printed them, and lm-eval's printed results table
-(tests/data/results-real/SOURCES.tsv, "s49f hunt"; the second half of this file).
+"""s49f hunt: GenAI-Perf's console tables as its first releases printed them, lm-eval's printed results table and
+SGLang's bench_offline_throughput table (tests/data/results-real/SOURCES.tsv, "s49f hunt"; each below its comment).
 
 GenAI-Perf titled its metrics table "PA LLM Metrics" (the 24.03 SDK's, as its tutorial shows it), then "LLM Metrics"
 alone (the 24.06 SDK's, in a user's log of a run after the wrapper's "Running Perf Analyzer" line), before the
@@ -115,3 +115,36 @@ def test_a_pipe_table_of_other_columns_stays_not_a_client_output(capsys, tmp_pat
                      encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, table)
     assert len(lines) == 1 and "printed results table" not in lines[0] and "not JSON or CSV" in lines[0], lines
+
+
+# SGLang's bench_offline_throughput prints its result as a table titled "Offline Throughput Benchmark Result" (its
+# JSONL line, --result-filename, is refused by name as the engine's offline throughput); the table kept from its
+# stdout was "not JSON or CSV, not a benchmark client output", sending the user to the job's $RESULT_FILENAME.json.
+SGLANG = ROOT / "tests" / "data" / "results-real" / "sglang"
+# a blog post held in the code index (index id 31662206679): Qwen2.5-72B-Instruct-GPTQ-Int4, TP2, 1000 ShareGPT prompts
+OFFLINE_CONSOLE = SGLANG / "sglang_bench_offline_throughput_console_qwen2.5-72b-gptq-int4_tp2_sharegpt_1000.txt"
+OFFLINE_SAID = ("1: format: an SGLang bench_offline_throughput console output (its 'Offline Throughput Benchmark "
+                "Result' table: the engine's offline throughput, figures rounded for display; no serving latencies or "
+                "concurrency), not a serving result; ingest sglang.bench_serving's --output-file JSONL, a serving run "
+                "at a concurrency")
+
+
+def test_sglang_s_offline_throughput_table_is_refused_as_what_it_is(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, OFFLINE_CONSOLE)
+    assert lines == [f"{src}:{OFFLINE_SAID}"], lines
+
+
+def test_the_offline_table_after_the_run_s_own_lines_is_told_too(capsys, tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("#Input tokens: 302118\n#Output tokens: 195775\n\n" + OFFLINE_CONSOLE.read_text(encoding="utf-8"),
+                   encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert lines == [f"{src}:{OFFLINE_SAID}"], lines
+
+
+def test_the_offline_table_s_name_in_a_command_is_no_table(capsys, tmp_path):
+    """A grep for the title (as READMEs show how to read a log) names no table: it stays "not JSON or CSV"."""
+    note = tmp_path / "notes.txt"
+    note.write_text('cat sglang.sh.o74975 | grep "Offline Throughput Benchmark Result" -A 11\n', encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, note)
+    assert len(lines) == 1 and "bench_offline_throughput" not in lines[0] and "not JSON or CSV" in lines[0], lines

@@ -45,6 +45,7 @@ def parse_text(text: str, path: str) -> list[Measurement]:
         inferencex.refuse_csv(text, path)
         foreign.refuse_console(text, path)
         lm_eval.refuse_printed_table(text, path)
+        sglang.refuse_offline_console(text, path)
         foreign.refuse_yaml_report(text, path)
         log = LOG_LINE.match(text)
         lone = None if log else _lone_value(text)

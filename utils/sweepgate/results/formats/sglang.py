@@ -285,6 +285,21 @@ SERVING_HINT = "ingest sglang.bench_serving's --output-file JSONL, a serving run
 TASK_SCRIPT = {"task", "num_gpus", "latency", "other"}
 
 
+# The table bench_offline_throughput prints at its end, its title centred between runs of "=" (the words alone, as a
+# grep for them in a README, are no table).
+OFFLINE_CONSOLE_NAME = "Offline Throughput Benchmark Result"
+OFFLINE_CONSOLE_TITLE = f"= {OFFLINE_CONSOLE_NAME} ="
+
+
+def refuse_offline_console(text: str, path: str) -> None:
+    """Refuse bench_offline_throughput's stdout, its result table anywhere in the text: the engine driven
+    in-process, as its JSONL line is (``refuse_one_batch``), and figures rounded for display."""
+    if OFFLINE_CONSOLE_TITLE in text:
+        raise fail(path, 1, f"format: an SGLang bench_offline_throughput console output (its '{OFFLINE_CONSOLE_NAME}' "
+                   "table: the engine's offline throughput, figures rounded for display; no serving latencies or "
+                   "concurrency), not a serving result", SERVING_HINT)
+
+
 def refuse_one_batch(doc, path: str, line: int) -> None:
     """SGLang's bench_one_batch / bench_one_batch_server lines time one static batch, its benchmark
     scripts' lines a task's question set, and bench_offline_throughput's the engine's throughput: no
