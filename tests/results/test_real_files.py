@@ -152,6 +152,9 @@ REFUSED = {
     # s49f hunt: SGLang's bench_offline_throughput table, named (it was "not JSON or CSV"; test_real_files_s49f.py)
     "sglang/sglang_bench_offline_throughput_console_qwen2.5-72b-gptq-int4_tp2_sharegpt_1000.txt":
         "format: an SGLang bench_offline_throughput console output",
+    # s49f hunt: vLLM's offline throughput line, named (it was "not JSON or CSV"; test_real_files_s49f.py)
+    "vllm/vllm-bench-throughput_console_lfm2.5-350m_h100_random512x256_512prompts.txt":
+        "format: a vLLM benchmark_throughput console output",
 }
 
 

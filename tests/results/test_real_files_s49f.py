@@ -1,5 +1,6 @@
-"""s49f hunt: GenAI-Perf's console tables as its first releases printed them, lm-eval's printed results table and
-SGLang's bench_offline_throughput table (tests/data/results-real/SOURCES.tsv, "s49f hunt"; each below its comment).
+"""s49f hunt: GenAI-Perf's console tables as its first releases printed them, lm-eval's printed results table,
+SGLang's bench_offline_throughput table and vLLM's offline throughput line (tests/data/results-real/SOURCES.tsv,
+"s49f hunt"; each below its comment).
 
 GenAI-Perf titled its metrics table "PA LLM Metrics" (the 24.03 SDK's, as its tutorial shows it), then "LLM Metrics"
 alone (the 24.06 SDK's, in a user's log of a run after the wrapper's "Running Perf Analyzer" line), before the
@@ -148,3 +149,38 @@ def test_the_offline_table_s_name_in_a_command_is_no_table(capsys, tmp_path):
     note.write_text('cat sglang.sh.o74975 | grep "Offline Throughput Benchmark Result" -A 11\n', encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, note)
     assert len(lines) == 1 and "bench_offline_throughput" not in lines[0] and "not JSON or CSV" in lines[0], lines
+
+
+# vLLM's offline throughput benchmark (benchmark_throughput.py, `vllm bench throughput`) prints its result as one line,
+# "Throughput: N requests/s, N total tokens/s, N output tokens/s" (earlier: "..., N tokens/s"); its --output-json is
+# refused by name as offline generation, the line kept from its stdout was "not JSON or CSV, not a benchmark client
+# output".
+VLLM = ROOT / "tests" / "data" / "results-real" / "vllm"
+# a README held in the code index (index id 59858086279): `vllm bench throughput` of LiquidAI/LFM2.5-350M on an H100,
+# 512 random prompts of 512 tokens in and 256 out
+THROUGHPUT_CONSOLE = VLLM / "vllm-bench-throughput_console_lfm2.5-350m_h100_random512x256_512prompts.txt"
+THROUGHPUT_SAID = ("1: format: a vLLM benchmark_throughput console output (its 'Throughput: ... requests/s, ...' line: "
+                   "offline generation, no serving latencies), not a serving result; ingest `vllm bench serve "
+                   "--save-result` JSON, a serving run")
+
+
+def test_vllm_s_offline_throughput_line_is_refused_as_what_it_is(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, THROUGHPUT_CONSOLE)
+    assert lines == [f"{src}:{THROUGHPUT_SAID}"], lines
+
+
+def test_the_earlier_throughput_line_after_the_progress_bar_is_told_too(capsys, tmp_path):
+    """benchmark_throughput.py of 2024 wrote "N tokens/s" alone, after vLLM's progress bar."""
+    log = tmp_path / "throughput.log"
+    log.write_text("Processed prompts: 100%|██████████| 25/25 [00:02<00:00,  9.14it/s]\n"
+                   "Throughput: 9.14 requests/s, 1754.43 tokens/s\n", encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert lines == [f"{src}:{THROUGHPUT_SAID}"], lines
+
+
+def test_a_throughput_of_other_units_is_no_vllm_line(capsys, tmp_path):
+    """Another tool's "Throughput: N tokens / s" (LoRAX's script) stays "not JSON or CSV"."""
+    log = tmp_path / "other.log"
+    log.write_text("Avg Latency: 0.01 s / tokens\nThroughput: 1200.5 tokens / s\n", encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert len(lines) == 1 and "benchmark_throughput" not in lines[0] and "not JSON or CSV" in lines[0], lines

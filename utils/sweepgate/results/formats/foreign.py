@@ -266,13 +266,15 @@ def _request_entry(entry: dict) -> bool:
     return all(isinstance(v, list) or (isinstance(v, dict) and "content" in v) for v in entry.values())
 
 
+# What to ingest in place of vLLM's offline benchmarks' results, their JSON or the line they print.
+VLLM_SERVING_HINT = "ingest `vllm bench serve --save-result` JSON, a serving run"
 KINDS = (
     ({"avg_latency", "latencies", "percentiles"},
      "a vLLM benchmark_latency result (one offline batch's latency, no requests served at a concurrency)",
-     "ingest `vllm bench serve --save-result` JSON, a serving run"),
+     VLLM_SERVING_HINT),
     ({"elapsed_time", "num_requests", "requests_per_second", "tokens_per_second"},
      "a vLLM benchmark_throughput result (offline generation, no serving latencies)",
-     "ingest `vllm bench serve --save-result` JSON, a serving run"),
+     VLLM_SERVING_HINT),
     ({"engine", "world_info", "request_info", "performance"},
      "a TensorRT-LLM trtllm-bench report (the engine driven in-process, not a serving client's run)",
      "serve the model with trtllm-serve and ingest the serving client's output (vllm bench serve JSON)"),
@@ -590,11 +592,16 @@ def _early_genai_perf_title(text: str) -> str | None:
     return None
 
 
+# The line vLLM's offline throughput benchmark prints (benchmark_throughput.py, `vllm bench throughput`), at a line's
+# start: "Throughput: N requests/s, N total tokens/s, N output tokens/s" ("..., N tokens/s" before late 2024).
+VLLM_THROUGHPUT_LINE = re.compile(r"Throughput: [0-9.]+ requests/s, [0-9.]+ (?:total )?tokens/s")
+
+
 def refuse_console(text: str, path: str) -> None:
     """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
     run's figures rounded for display, not its saved output. Told by the tables' form anywhere in the text,
     however long a preamble of log lines comes first (``_console_table``, GenAI-Perf's early untitled form
-    ``_early_genai_perf_title``, ``SERVING_TABLE``)."""
+    ``_early_genai_perf_title``, ``SERVING_TABLE``, vLLM's offline ``VLLM_THROUGHPUT_LINE``)."""
     if found := _console_table(text):
         client = found["client"]
         raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as "
@@ -612,3 +619,9 @@ def refuse_console(text: str, path: str) -> None:
                    "table, figures rounded for display), not the client's saved result",
                    "run the client with --save-result (vllm bench serve) or --output-file (sglang.bench_serving) "
                    "and ingest that JSON, or remove the file")
+    found = VLLM_THROUGHPUT_LINE.search(text)
+    while found:
+        if _line_starts(text, found.start()):
+            raise fail(path, 1, "format: a vLLM benchmark_throughput console output (its 'Throughput: ... requests/s, "
+                       "...' line: offline generation, no serving latencies), not a serving result", VLLM_SERVING_HINT)
+        found = VLLM_THROUGHPUT_LINE.search(text, found.start() + 1)
