@@ -155,6 +155,8 @@ REFUSED = {
     # s49f hunt: vLLM's offline throughput line, named (it was "not JSON or CSV"; test_real_files_s49f.py)
     "vllm/vllm-bench-throughput_console_lfm2.5-350m_h100_random512x256_512prompts.txt":
         "format: a vLLM benchmark_throughput console output",
+    "vllm/vllm-bench-latency_console_qwen3-8b_rocm_tp1_bs8_in256_out128.txt":
+        "format: a vLLM benchmark_latency console output",
 }
 
 

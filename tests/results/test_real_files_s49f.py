@@ -1,6 +1,6 @@
 """s49f hunt: GenAI-Perf's console tables as its first releases printed them, lm-eval's printed results table,
-SGLang's bench_offline_throughput table and vLLM's offline throughput line (tests/data/results-real/SOURCES.tsv,
-"s49f hunt"; each below its comment).
+SGLang's bench_offline_throughput table and vLLM's offline throughput and latency lines
+(tests/data/results-real/SOURCES.tsv, "s49f hunt"; each below its comment).
 
 GenAI-Perf titled its metrics table "PA LLM Metrics" (the 24.03 SDK's, as its tutorial shows it), then "LLM Metrics"
 alone (the 24.06 SDK's, in a user's log of a run after the wrapper's "Running Perf Analyzer" line), before the
@@ -184,3 +184,35 @@ def test_a_throughput_of_other_units_is_no_vllm_line(capsys, tmp_path):
     log.write_text("Avg Latency: 0.01 s / tokens\nThroughput: 1200.5 tokens / s\n", encoding="utf-8")
     src, lines = refused_alone(capsys, tmp_path, log)
     assert len(lines) == 1 and "benchmark_throughput" not in lines[0] and "not JSON or CSV" in lines[0], lines
+
+
+# vLLM's offline latency benchmark (benchmark_latency.py, `vllm bench latency`) prints "Avg latency: N seconds" and a
+# line a percentile ("10% percentile latency: N seconds", ...); its --output-json is refused by name, the lines kept
+# from its stdout were "not JSON or CSV, not a benchmark client output".
+# a document held in the code index (index id 19149627186): `vllm bench latency` of Qwen/Qwen3-8B under ROCm, TP1,
+# batch 8, 256 tokens in and 128 out, 100 iterations
+LATENCY_CONSOLE = VLLM / "vllm-bench-latency_console_qwen3-8b_rocm_tp1_bs8_in256_out128.txt"
+LATENCY_SAID = ("1: format: a vLLM benchmark_latency console output (its 'Avg latency: ... seconds' and percentile "
+                "lines: one offline batch's latency, no requests served at a concurrency), not a serving result; "
+                "ingest `vllm bench serve --save-result` JSON, a serving run")
+
+
+def test_vllm_s_offline_latency_lines_are_refused_as_what_they_are(capsys, tmp_path):
+    src, lines = refused_alone(capsys, tmp_path, LATENCY_CONSOLE)
+    assert lines == [f"{src}:{LATENCY_SAID}"], lines
+
+
+def test_the_latency_lines_after_the_iterations_bar_are_told_too(capsys, tmp_path):
+    log = tmp_path / "latency.log"
+    log.write_text("Profiling iterations: 100%|██████████| 5/5 [00:32<00:00,  6.52s/it]\n"
+                   + LATENCY_CONSOLE.read_text(encoding="utf-8"), encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert lines == [f"{src}:{LATENCY_SAID}"], lines
+
+
+def test_an_avg_latency_line_alone_is_no_vllm_latency_output(capsys, tmp_path):
+    """Other tools print "Avg latency: ..." too; without vLLM's percentile line under it, it stays "not JSON or CSV"."""
+    log = tmp_path / "other.log"
+    log.write_text("Avg latency: 8.01 seconds\nWall clock: 12.0s\n", encoding="utf-8")
+    src, lines = refused_alone(capsys, tmp_path, log)
+    assert len(lines) == 1 and "benchmark_latency" not in lines[0] and "not JSON or CSV" in lines[0], lines

@@ -595,13 +595,17 @@ def _early_genai_perf_title(text: str) -> str | None:
 # The line vLLM's offline throughput benchmark prints (benchmark_throughput.py, `vllm bench throughput`), at a line's
 # start: "Throughput: N requests/s, N total tokens/s, N output tokens/s" ("..., N tokens/s" before late 2024).
 VLLM_THROUGHPUT_LINE = re.compile(r"Throughput: [0-9.]+ requests/s, [0-9.]+ (?:total )?tokens/s")
+# What vLLM's offline latency benchmark (benchmark_latency.py, `vllm bench latency`) prints, at a line's start: its
+# mean, then a line a percentile under it ("10% percentile latency: N seconds"), which other tools' "Avg latency" lacks.
+VLLM_LATENCY_LINES = re.compile(r"Avg latency: [0-9.e+-]+ seconds[ \t]*\r?\n[ \t]*[0-9]+% percentile latency: ")
 
 
 def refuse_console(text: str, path: str) -> None:
     """Refuse a serving client's stdout (its result table among progress bars) as what it is: the
     run's figures rounded for display, not its saved output. Told by the tables' form anywhere in the text,
     however long a preamble of log lines comes first (``_console_table``, GenAI-Perf's early untitled form
-    ``_early_genai_perf_title``, ``SERVING_TABLE``, vLLM's offline ``VLLM_THROUGHPUT_LINE``)."""
+    ``_early_genai_perf_title``, ``SERVING_TABLE``, vLLM's offline ``VLLM_THROUGHPUT_LINE`` and
+    ``VLLM_LATENCY_LINES``)."""
     if found := _console_table(text):
         client = found["client"]
         raise fail(path, 1, f"format: {client}'s console tables ('NVIDIA {client} | ...', as "
@@ -625,3 +629,10 @@ def refuse_console(text: str, path: str) -> None:
             raise fail(path, 1, "format: a vLLM benchmark_throughput console output (its 'Throughput: ... requests/s, "
                        "...' line: offline generation, no serving latencies), not a serving result", VLLM_SERVING_HINT)
         found = VLLM_THROUGHPUT_LINE.search(text, found.start() + 1)
+    found = VLLM_LATENCY_LINES.search(text)
+    while found:
+        if _line_starts(text, found.start()):
+            raise fail(path, 1, "format: a vLLM benchmark_latency console output (its 'Avg latency: ... seconds' and "
+                       "percentile lines: one offline batch's latency, no requests served at a concurrency), not a "
+                       "serving result", VLLM_SERVING_HINT)
+        found = VLLM_LATENCY_LINES.search(text, found.start() + 1)
