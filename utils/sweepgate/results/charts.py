@@ -176,6 +176,19 @@ def series_labels(series: list[tuple]) -> dict[tuple, str]:
     return labels
 
 
+def legend_labels(items: list[dict]) -> dict[tuple, str]:
+    """Each series' legend entry: its label (``series_labels``), then the recipe change the run made to it, as the
+    table says it beside its points (``dsr1-fp8-b300-vllm: image v0.11.0 → v0.12.0``; s49e: the chart of a PR
+    that changed the image drew the moved front without saying why). ``items``: the whole group's, every part's."""
+    series = list(dict.fromkeys(item["series"] for item in items))
+    labels = series_labels(series)
+    for s in series:
+        said = dict.fromkeys(change for item in items if item["series"] == s for change in item.get("changes", ()))
+        if said:
+            labels[s] += ": " + "; ".join(said)
+    return labels
+
+
 def _hue(name: str) -> int:
     """A stable PALETTE index for a series' full label (sha256: Python's hash() differs per process)."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % len(PALETTE)
@@ -308,9 +321,11 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     (review: it was left off with its baseline median, and the baseline front skipped main's point).
     ``verdict``: regressed | improved (``_flags``), also for such a point, which is ringed beside its cross
     (review charts25: a throughput drop without an interactivity figure read as a plain "not measured").
-    ``ref``: the ref all the run's results are stored under (None when they name several)."""
+    ``ref``: the ref all the run's results are stored under (None when they name several). ``changes``: the
+    point's recipe change against main's newest run, in the table's words (``C.recipe_changes``), for the legend."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     apart = {v.point for v in comparison.verdicts if v.client}  # measured with another client (``C.not_comparable``)
+    changes = {v.point: tuple(v.recipe_changes) for v in comparison.verdicts if v.recipe_changes}
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
     for pt in sorted(comparison.heads, key=C.point_sort_key):
@@ -327,7 +342,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "flag": C.FAILED if failed else NOT_MEASURED if missing else flags.get(pt),
             "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == R.CANCELLED, "ref": ref, "unjudged": pt in unjudged,
-            "moved": unjudged.get(pt), "apart": pt in apart,
+            "moved": unjudged.get(pt), "apart": pt in apart, "changes": changes.get(pt, ()),
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base),
             "passed": pt in comparison.passed_over})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -783,7 +798,7 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     mark, base_mark = (" (rehearsal)" if any(item[side] for item in items) else ""
                        for side in ("rehearsal", "base-rehearsal"))
     title, who = run_words(items, run)
-    labels = series_labels(list(dict.fromkeys(item["series"] for item in whole)))
+    labels = legend_labels(whole)
     drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
     handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
                for s, (color, marker) in styles.items()]
@@ -850,11 +865,11 @@ def _padded(handles: list, columns: int, rows: int) -> list:
 
 
 def legend_columns(items: list[dict]) -> int:
-    """Two columns, unless a series' label is long (a multinode recipe's ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``):
+    """Two columns, unless a series' entry is long (a multinode recipe's ``p1x(tp4-ep4-dpa)_d5x(tp8-ep8)``, a
+    recipe change named after it: ``legend_labels``):
     two of those do not fit side by side and were cut off. ``items``: the whole group's, every part's, so
     its parts have one layout and the labels they share (``series_labels``)."""
-    series = list(dict.fromkeys(item["series"] for item in items))
-    longest = max((len(label) for label in series_labels(series).values()), default=0)
+    longest = max((len(label) for label in legend_labels(items).values()), default=0)
     return 1 if longest > LONG_LABEL else 2
 
 
