@@ -338,12 +338,13 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     refused: list[Diagnostic] = []
     zips: dict[Path, Packed] = {}
     problems: list[Diagnostic] = []  # every path given that names nothing to read, said together
+    lone: list[Diagnostic] = []  # jobs' outputs whose sidecar is missing (``_unpaired_outputs``)
     head = functools.cache(_head)  # each file's first bytes opened once for every look below
     read: dict[Path, bytes] = {}
     document = functools.cache(lambda path: _document(path, read))  # a file read whole once, for every look
     for given in paths:
         try:
-            _walk_one(given, allow_empty, out, skipped, twins, refused, zips, document)
+            _walk_one(given, allow_empty, out, skipped, twins, refused, zips, document, lone)
         except SweepgateError as exc:
             problems.extend(exc.diagnostics)
     if problems:
@@ -354,13 +355,13 @@ def walk(paths: list[str], allow_empty: bool = False) -> Walk:
     files, summaries, listed = _without_sweep_summaries(files, head, document)
     kept = set(files)
     warned, logs = _packed_results(zips, [*out, *skipped, *twins])
-    return Walk(files, skipped, twins + named, refused, warned, packed_logs=logs,
+    return Walk(files, skipped, twins + named, refused, lone + warned, packed_logs=logs,
                 summaries=summaries, listed=listed, phase_exports=phases, pooled=pooled,
                 read={path: content for path, content in read.items() if path in kept})
 
 
 def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path], twins: list[Path],
-              refused: list[Diagnostic], zips: dict[Path, Packed], document) -> None:
+              refused: list[Diagnostic], zips: dict[Path, Packed], document, lone: list[Diagnostic]) -> None:
     """Add what one given path holds to ``walk``'s lists; a path that names nothing to read raises."""
     path = Path(given)
     if path.is_dir():
@@ -369,7 +370,9 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
         if not kept and not helpers and len(refused) == before and not allow_empty:
             raise _no_results_in(given, path, {p: found for p, found in zips.items() if p.is_relative_to(path)})
         out.extend(kept)
-        skipped.extend(helpers)
+        unpaired = _unpaired_outputs(path, kept, helpers, document)
+        lone.extend(_unpaired_warning(p) for p in unpaired)
+        skipped.extend(p for p in helpers if p not in unpaired)
         twins.extend(same)
     elif path.is_file():
         _links_out(path.parent, _read_beside(path), named=path)  # as a walk of its folder refuses them
@@ -385,6 +388,51 @@ def _walk_one(given: str, allow_empty: bool, out: list[Path], skipped: list[Path
                    "no patterns)", "pass the folder that holds the results, or leave the pattern unquoted")
     else:
         raise fail(given, 0, "no such file or folder", "pass result files or the folders that hold them")
+
+
+UNPAIRED_RULE = "output-without-sidecar"  # a job's output in a folder of jobs' sidecars, its own missing
+
+
+def _unpaired_outputs(folder: Path, kept: list[Path], helpers: list[Path], document) -> set[Path]:
+    """The files among ``helpers`` (``_outputs_of``'s, in the walked ``folder``) that are a job's output whose own
+    sidecar is missing, not a job's helper file (s49e: one was counted with the helpers, and its figures were lost
+    without a word): a .json or .jsonl benchmark client output (``sniff.is_output``) whose name extends no sidecar's
+    result name in its folder (a multi-node job's ``X_conc4.json``) and that lies in no subfolder of a folder holding
+    a sidecar (an agentic job's ``aiperf_X/`` export)."""
+    names: dict[Path, list[str]] = {}
+    for side in (p for p in kept if sidecar.is_sidecar(p)):
+        names.setdefault(side.parent, []).append(sidecar.result_name(side))
+    out = set()
+    for path in helpers:
+        if path.suffix.lower() not in (".json", ".jsonl") or not path.is_relative_to(folder):
+            continue
+        if any(path.name.startswith(name) for name in names.get(path.parent, ())):
+            continue
+        if any(up in names for up in path.parent.parents if up.is_relative_to(folder)):
+            continue
+        doc = document(path) if path.suffix.lower() == ".json" else _first_line(path)
+        if sniff.is_output(doc):
+            out.add(path)
+    return out
+
+
+def _first_line(path: Path):
+    """A JSONL file's first document, or None."""
+    try:
+        with open(path, "rb") as f:
+            return jsonio.loads(f.readline().decode("utf-8-sig"), str(path))
+    except (OSError, UnicodeDecodeError, SweepgateError):
+        return None
+
+
+def _unpaired_warning(path: Path) -> Diagnostic:
+    """The one line of a job's output whose sidecar is missing (``_unpaired_outputs``): not ingested."""
+    name = path.name.rsplit(".", 1)[0]
+    return Diagnostic(str(path), 0, 0, UNPAIRED_RULE,
+                      f"warning: a benchmark output with no {name}{sidecar.SUFFIX} beside it, in a folder of jobs' "
+                      "sidecars: not ingested (no job's helper file either: its name extends no sidecar's)",
+                      "copy its job's sidecar beside it (the benchmark job's `sweepgate results sidecar` step writes "
+                      "it), or ingest it alone with --row FILE --run-id ID --ref REF", severity="warning")
 
 
 def _read_beside(path: Path) -> list[Path]:

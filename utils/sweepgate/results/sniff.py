@@ -200,6 +200,12 @@ def _is_client_output(doc) -> bool:
     return any(module.detect(doc) for module in JSON_FORMATS)
 
 
+def is_output(doc) -> bool:
+    """Whether a parsed JSON document (a JSONL file's first line) is a benchmark client's output as ingest reads
+    one, benchmark_lib's wrappings of one too (``_jobs_documents``): not a server's config or a tool's record."""
+    return any(_is_client_output(d) for _line, d in _jobs_documents([(0, doc)]))
+
+
 def _jobs_documents(docs: list[tuple[int, object]]) -> list[tuple[int, object]]:
     """What benchmark_lib writes, as client outputs: a multi-node job's list of one output per
     concurrency (numbered from 1, as JSONL lines are) and an agentic job's AIPerf export kept under
