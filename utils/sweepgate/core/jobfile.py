@@ -57,17 +57,37 @@ def pr_number_of(ref) -> int | None:
     return int(found.group(1)) if found else None
 
 
+# The namespaces of the refs a workflow runs on (GITHUB_REF), and the misspellings of them a hand makes: a ref under
+# one of those (refs/head/main) is no ref GitHub sets, and results stored under it are in no baseline (s49e).
+REF_NAMESPACES = ("heads", "tags", "pull")
+_NAMESPACE_SPELLINGS = re.compile(r"refs/(?:(?P<heads>heads?s?)|(?P<tags>tags?s?)|(?P<pull>pulls?))/(?P<rest>.*)", re.I)
+
+
+def _meant_namespace(ref: str) -> str | None:
+    """The ref a ref under a misspelt namespace means (refs/head/main -> refs/heads/main, refs/Heads/x ->
+    refs/heads/x), None for any other ref, one under a namespace spelt right among them."""
+    found = _NAMESPACE_SPELLINGS.fullmatch(ref)
+    if found is None:
+        return None
+    namespace = next(n for n in REF_NAMESPACES if found.group(n) is not None)
+    return None if found.group(namespace) == namespace else f"refs/{namespace}/{found.group('rest')}"
+
+
 def is_full_ref(ref: str) -> bool:
     """Whether a ref is named as GitHub names it (refs/heads/main, refs/pull/42/merge): results are
     stored under it, and a baseline or PR lookup by the full name never finds a short one; a PR's
-    names its number and what of it (refs/pull/42 is no ref, and no PR lookup would find it)."""
-    return ref.startswith("refs/") and (not ref.startswith("refs/pull/") or pr_number_of(ref) is not None)
+    names its number and what of it (refs/pull/42 is no ref, and no PR lookup would find it); a ref under a
+    misspelt namespace (refs/head/main: ``_meant_namespace``) is none either."""
+    return (ref.startswith("refs/") and (not ref.startswith("refs/pull/") or pr_number_of(ref) is not None)
+            and _meant_namespace(ref) is None)
 
 
 def full_ref_for(ref: str) -> str:
     """The full ref a short one most likely names (main -> refs/heads/main, pull/42/merge ->
-    refs/pull/42/merge, pull/42 -> refs/pull/42/head, where the workflow stores a PR's results): the
-    fix a refusal of the short one suggests."""
+    refs/pull/42/merge, pull/42 -> refs/pull/42/head, where the workflow stores a PR's results; refs/head/main ->
+    refs/heads/main): the fix a refusal of the short one suggests."""
+    if (meant := _meant_namespace(ref)) is not None:
+        return full_ref_for(meant) if meant.startswith("refs/pull/") and pr_number_of(meant) is None else meant
     if number := re.fullmatch(r"(?:refs/)?pull/([1-9][0-9]*)/?", ref):
         return pr_ref(number.group(1))
     return f"refs/heads/{ref}" if "/" not in ref else f"refs/{ref}"
