@@ -1115,7 +1115,8 @@ def load_revision(git: Git, ref: str, config_files: list[str] | None = None,
                                         "pass each config file once"))
     if not paths:
         raise SweepgateError(Diagnostic(F.CONFIG_DIR, 0, 0, F.MISSING_FILE_RULE,
-                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} at {F.short_sha(ref)}",
+                                        f"no {F.CONFIG_DIR}/{F.MASTER_GLOB} "  # s49e: the work tree's was 'at WORKTREE'
+                                        + ("in the working tree" if worktree else f"at {F.short_sha(ref)}"),
                                         "add at least one master config file"))
     cache = git.cache
     with _no_gc():  # parsing builds only acyclic plain data: collections would find nothing
