@@ -33,6 +33,7 @@ never changes) and ``store_dedup`` (one measurement stored once).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -53,7 +54,7 @@ from sweepgate.results.store_query import (_before, _by_code_point, _first_of_ea
                                            _latest_groups, _measured, _order_newest, _point_filter, _real_only,
                                            _records_of, _run_point, _runs_of_each, _succeeded, _time_order,
                                            _without_zone)
-from sweepgate.results.store_schema import (INGESTED_AT, INTEGER_FIELDS, KEY, METRIC_FIELDS, STRING_FIELDS,
+from sweepgate.results.store_schema import (INGESTED_AT, INTEGER_FIELDS, KEY, METRIC_FIELDS, RUN_LOCK, STRING_FIELDS,
                                             ForeignDatabase, NotAStore, SchemaNotUpgraded, SchemaTooNew, VersionLost,
                                             _chunks, _is_record, _migrate, column, metadata, results, version_lost)
 from sweepgate.results.store_url import StoreError, _check_url, default_url, display_url, resolve_url, url_fail
@@ -62,13 +63,22 @@ from sweepgate.results.store_url import StoreError, _check_url, default_url, dis
 ANALYZE_LOCK_WAIT = "1s"
 
 
-def _write_lock(conn: sa.Connection) -> None:
+def _write_lock(conn: sa.Connection, runs=()) -> None:
     """SQLite: take the writer lock before the transaction's first read. A transaction that reads
     (the stored keys) and then writes cannot wait for the lock once another writer has committed
     after its read: SQLite refuses it at once ("database is locked"), whatever the busy timeout.
-    PostgreSQL writers need no such lock (a unique-key clash is retried, ``_lost_race``)."""
+    PostgreSQL: take a lock of each of ``runs`` (the run ids the transaction writes), held until it ends. Each
+    statement there reads what was committed when it began, so two writers of one run each decided on rows read
+    before the other committed: one wrote its ref over the one the other had just filled in (``Provided``), and
+    two outputs of one run were both stored, on two refs (``_one_ref_per_run``; s49b). A unique-key clash of
+    other writers is retried (``_lost_race``), as is a deadlock, which the runs' one order avoids."""
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql" and runs:
+        keys = sorted({int.from_bytes(hashlib.sha256(str(run).encode()).digest()[:4], "big", signed=True)
+                       for run in runs})
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:space, :key)"),
+                     [{"space": RUN_LOCK, "key": key} for key in keys])
 
 
 class Store:
@@ -188,7 +198,7 @@ class Store:
             started = time.monotonic()
             try:
                 with self.engine.begin() as conn:
-                    _write_lock(conn)
+                    _write_lock(conn, [row[column(R.RUN_ID)] for row in rows])
                     done: list = []  # of this transaction only (one that lost a race starts over), as ``kept``
                     todo, taking = rows, 0
                     if sole:

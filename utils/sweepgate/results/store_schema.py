@@ -27,6 +27,9 @@ METRIC_FIELDS = (R.OUTPUT_TPUT_PER_GPU, R.INPUT_TPUT_PER_GPU, R.TPUT_PER_GPU, R.
                  R.ENERGY_PER_OUTPUT_TOKEN_J)
 INGESTED_AT = "ingested_at"
 MIGRATION_LOCK = 0x73776770_72657331  # PostgreSQL advisory-lock key of schema migrations
+# The first of the two keys of a PostgreSQL advisory lock of one run's writers (``store._write_lock``), the second
+# the run id's hash; two-key locks are of another key space than MIGRATION_LOCK's one key
+RUN_LOCK = 0x73777275  # "swru"
 # The most values one IN list of a statement binds (``_chunks``: a longer list is looked up in several statements).
 # SQLite before 3.32, which some distributions' Pythons still ship, refuses a statement that binds more than 999
 # values ("too many SQL variables"), PostgreSQL's protocol more than 65535; a statement here holds at most four
