@@ -144,9 +144,13 @@ def flag_or_variable(args, flag: str, value: str | None, variable: str, fix: str
 def full_ref(text: str) -> str:
     """A git ref as GitHub names it (refs/heads/main, refs/pull/42/merge): a result stored under
     "main" would be no run of refs/heads/main, the baseline compare reads."""
-    from sweepgate.core.jobfile import full_ref_for, is_full_ref
+    from sweepgate.core.jobfile import full_ref_for, is_full_ref, ref_name_problem, ref_without_spaces
 
     text = not_empty(text)
+    if problem := ref_name_problem(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is no git ref name ({problem}); pass "
+                                         f"{ref_without_spaces(text) or 'the ref as git names it'} "
+                                         "(refs/pull/N/head for a PR, as the workflow stores it)")
     if not is_full_ref(text):
         raise argparse.ArgumentTypeError(f"'{text}' is not a full ref; pass {full_ref_for(text)} "
                                          "(refs/pull/N/head for a PR, as the workflow stores it)")

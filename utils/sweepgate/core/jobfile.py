@@ -73,13 +73,48 @@ def _meant_namespace(ref: str) -> str | None:
     return None if found.group(namespace) == namespace else f"refs/{namespace}/{found.group('rest')}"
 
 
+# What git's check-ref-format refuses in a ref's name (git-check-ref-format(1)), each said as ``ref_name_problem``
+# says it: a character git never puts in one (a control character, a space, ~ ^ : ? * [ \), two dots, '@{', an
+# empty part, a part that begins with a dot or ends in '.lock', a '/' or a '.' at the end
+_NOT_IN_REF = re.compile(r"(?P<char>[\x00-\x20\x7f~^:?*\[\\])|(?P<seq>\.\.|@\{|//)|(?P<dot>/\.)"
+                         r"|(?P<lock>\.lock(?:/|$))|(?P<end>[/.]$)")
+_CHAR_SAID = {" ": "a space", "\t": "a tab"}
+
+
+def ref_name_problem(ref: str) -> str | None:
+    """What makes ``ref`` no name git gives a ref, in a few words (``it ends in a space``), else None. Stored so, a
+    result is of no ref any baseline or PR lookup asks for (refs/heads/main , with a space)."""
+    found = _NOT_IN_REF.search(ref)
+    if found is None:
+        return None
+    kind, text = found.lastgroup, found.group()
+    if kind == "char":
+        said = _CHAR_SAID.get(text, "a control character" if text < " " or text == "\x7f" else repr(text))
+        return f"it {'ends in' if found.end() == len(ref) else 'holds'} {said}"
+    if kind == "lock":
+        return "a part of it ends in '.lock'"
+    if kind == "dot":
+        return "a part of it begins with '.'"
+    return f"it ends in {text!r}" if kind == "end" else f"it holds {text!r}"
+
+
 def is_full_ref(ref: str) -> bool:
     """Whether a ref is named as GitHub names it (refs/heads/main, refs/pull/42/merge): results are
     stored under it, and a baseline or PR lookup by the full name never finds a short one; a PR's
     names its number and what of it (refs/pull/42 is no ref, and no PR lookup would find it); a ref under a
-    misspelt namespace (refs/head/main: ``_meant_namespace``) is none either."""
+    misspelt namespace (refs/head/main: ``_meant_namespace``) is none either; and git could name it
+    (``ref_name_problem``)."""
     return (ref.startswith("refs/") and (not ref.startswith("refs/pull/") or pr_number_of(ref) is not None)
-            and _meant_namespace(ref) is None)
+            and _meant_namespace(ref) is None and ref_name_problem(ref) is None)
+
+
+def ref_without_spaces(ref: str) -> str | None:
+    """The full ref a ref git could not name (``ref_name_problem``) is once the spaces and tabs around it are taken
+    off (a short one completed, ``full_ref_for``), the fix its refusal names; None when that is no ref either."""
+    bare = ref.strip(" \t")
+    if bare == ref or not bare or ref_name_problem(bare) is not None:
+        return None
+    return bare if is_full_ref(bare) else full_ref_for(bare)
 
 
 def full_ref_for(ref: str) -> str:

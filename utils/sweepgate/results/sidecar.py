@@ -89,6 +89,11 @@ def _check_job(job: dict, path: str) -> None:
     if ref == "":  # no short ref to complete (s48a: the fix said `write refs/heads/`)
         bad(R.REF, "'' is not a full ref", "write the ref the job ran on (refs/heads/main for a run of main, "
             "refs/pull/N/head for a PR's), or null for none (stored on no ref, in no baseline)")
+    if isinstance(ref, str) and (problem := jobfile.ref_name_problem(ref)):  # s49b: "refs/heads/main " was stored
+        near = jobfile.ref_without_spaces(ref) or ("the ref the job ran on as git names it (refs/heads/main for a "
+                                                   "run of main, refs/pull/N/head for a PR's)")
+        bad(R.REF, f"{ref!r} is no git ref name ({problem})", f"write {near}, as the benchmark workflow's sidecar "
+            "step does")
     if isinstance(ref, str) and not jobfile.is_full_ref(ref):  # stored so, no baseline or PR lookup finds it
         bad(R.REF, f"{ref!r} is not a full ref", f"write {jobfile.full_ref_for(ref)} (refs/pull/N/head for a PR), "
             "as the benchmark workflow's sidecar step does")
