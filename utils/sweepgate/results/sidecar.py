@@ -80,6 +80,12 @@ def _check_job(job: dict, path: str) -> None:
     check_text(job, JOB, path, REWRITE)
     _check_times(job, bad)
     commit = job.get(R.COMMIT)
+    if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit) and F.COMMIT_SHA.fullmatch(
+            near := commit.strip().lower()):  # s49b: 40 hex digits refused as "not 40 hex digits"
+        why = " and ".join([*(["is in upper case"] if near != commit.strip() else []),
+                            *(["has spaces around it"] if commit != commit.strip() else [])])
+        bad(R.COMMIT, f"{commit!r} is not a full commit SHA as git prints one (it {why})",
+            f"write {near}, as git rev-parse HEAD prints it")
     if isinstance(commit, str) and not F.COMMIT_SHA.fullmatch(commit):  # shown and searched as a SHA
         bad(R.COMMIT, f"{commit!r} is not a full commit SHA",
             f"write the commit the job checked out, {F.COMMIT_SHA_SAID} (git rev-parse HEAD)")
