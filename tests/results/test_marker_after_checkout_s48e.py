@@ -36,7 +36,8 @@ def _checkout(workspace: Path) -> None:
 def _collect_until_ingest(workspace: Path, run_cancelled: str) -> list[str]:
     """The collect job's steps up to and with Ingest results, on a push to main whose second job was cancelled."""
     values = {"toJSON(needs.*.result)": json.dumps(["success", "success", "cancelled"]), "secrets.SWEEPGATE_DB": "",
-              "github.token": "", "needs.decide.outputs.pr_number": ""}
+              "github.token": "", "needs.decide.outputs.pr_number": "",
+              "needs.run-cancelled.outputs.attempt": "1" if run_cancelled == "success" else ""}
     ctx = {"needs.decide.outputs.pr_number": "", "needs.run-cancelled.result": run_cancelled}
     ran = []
     for found in JOBS["collect"]["steps"]:

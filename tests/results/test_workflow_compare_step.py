@@ -195,7 +195,7 @@ def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, ca
                    finished="2026-02-01T12:00:00+00:00")
         write_job(downloaded, f"res_c{conc}", vllm_output(conc) if status == "success" else None, side)
     values = {"toJSON(needs.*.result)": results, "secrets.SWEEPGATE_DB": db, "github.token": "",
-              "needs.decide.outputs.pr_number": "7"}
+              "needs.decide.outputs.pr_number": "7", "needs.run-cancelled.outputs.attempt": ""}
     ctx = {"needs.decide.outputs.pr_number": "7", "needs.run-cancelled.result": "skipped"}  # not cancelled
     result, outputs, ran = run_collect_job(tmp_path, values, ctx)
     upload = "actions/upload-artifact"
