@@ -21,6 +21,7 @@ from sweepgate.results import store
 PROCESSES = 2
 ROUNDS = 3
 FILES = 300
+PROGRESS_LINE = re.compile(rf"ingesting: \d+/{FILES} files")
 
 
 def _jobs(folder, round_no: int) -> list[str]:
@@ -58,8 +59,9 @@ def _race(url: str, tmp_path) -> None:
     expected = 0
     for round_no in range(1, ROUNDS + 1):
         done = _ingest_together(url, _jobs(tmp_path / f"round{round_no}", round_no))
-        for proc in done:
-            assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        for proc in done:  # a slow host may see a progress line (each 5 s of work): it is no diagnostic
+            said = [line for line in proc.stderr.splitlines() if not PROGRESS_LINE.fullmatch(line)]
+            assert proc.returncode == 0 and said == [], proc.stderr
         new = [int(re.search(r"ingested \d+ results \((\d+) new\)", p.stdout).group(1)) for p in done]
         expected += FILES
         keys = _keys(url)
