@@ -120,11 +120,13 @@ def test_collect_and_comment_run_in_a_cancelled_sweep_a_pr_s_or_a_push_s(sweep):
         summarize["run"] and summarize["env"]["PR_NUMBER"] == "${{ needs.decide.outputs.pr_number }}"
     ingest = next(s for s in jobs["collect"]["steps"] if "results ingest" in s.get("run", ""))
     assert "if [[ -e sweepgate-results/run-cancelled ]]; then" in ingest["run"]
-    assert ('cancelled=(--run-cancelled --run-id "${GITHUB_RUN_ID}" --attempt "${CANCELLED_ATTEMPT:-${GITHUB_RUN_ATTEMPT}}")'
+    assert ('run=(--run-cancelled --run-id "${GITHUB_RUN_ID}" --attempt "${CANCELLED_ATTEMPT:-${GITHUB_RUN_ATTEMPT}}")'
             in ingest["run"])  # s48f: the run named, so ci reuse's copies of its setup are marked too; s49b: the
     # attempt the run-cancelled job saw cancelled, which a collect job re-run alone later is not
     assert ingest["env"]["CANCELLED_ATTEMPT"] == "${{ needs.run-cancelled.outputs.attempt }}"
-    assert '"${cancelled[@]}"' in ingest["run"]
+    # s49g: else the attempt finished, and un-marks what it carries of earlier, cancelled attempts
+    assert 'run=(--run-finished --run-id "${GITHUB_RUN_ID}" --attempt "${GITHUB_RUN_ATTEMPT}")' in ingest["run"]
+    assert '"${run[@]}"' in ingest["run"]
     post = next(s for s in jobs["comment"]["steps"] if "results comment" in s.get("run", ""))
     assert "sweepgate-results/cancelled.md" in post["run"] and '"${note[@]}"' in post["run"]
 

@@ -154,7 +154,7 @@ def run_collect_job(tmp_path: Path, values: dict, ctx: dict) -> tuple[str, dict,
         ran.append(name)
         if "run" not in found or found["run"].strip() == "python -m pip install --quiet .":
             continue
-        proc, outs = run_step(found, tmp_path, **env_of(found, values), GITHUB_RUN_ID="2002",
+        proc, outs = run_step(found, tmp_path, **env_of(found, values), GITHUB_RUN_ID="2002", GITHUB_RUN_ATTEMPT="1",
                               GITHUB_STEP_SUMMARY=str(tmp_path / "step-summary.md"))
         if found.get("id"):
             ctx.update({f"steps.{found['id']}.outputs.{k}": v for k, v in outs.items()})

@@ -39,11 +39,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jsonl", metavar="FILE", type=argtypes.output_file,
                         help="also append the normalized records as JSON lines to FILE (created if missing; "
                              "records it already holds are not added again)")
-    parser.add_argument("--run-cancelled", action="store_true",
+    cancel = parser.add_mutually_exclusive_group()
+    cancel.add_argument("--run-cancelled", action="store_true",
                         help="the outputs are of a workflow run cancelled before it finished (the collect job passes "
                              "it when the run was cancelled): each record is stored marked so, reusable by `ci reuse` "
                              "but in no baseline; with --run-id ID (--attempt N, default 1), with or without --row, "
                              "the results `ci reuse` recorded against that run's attempt are marked too")
+    cancel.add_argument("--run-finished", action="store_true",
+                        help="with --run-id ID --attempt N: that attempt of the run finished, not cancelled (the "
+                             "collect job passes it then): the results of the run's earlier, cancelled attempts that it "
+                             "carries (GitHub's Re-run failed jobs runs only the jobs that failed or were cancelled: "
+                             "each row's newest job, every record of it a success, and the `ci reuse` copies) are "
+                             "un-marked, baseline material again")
     parser.add_argument("--allow-empty", action="store_true",
                         help="a folder with no result files stores nothing and is not an error "
                              "(a sweep whose rows were all reused)")
@@ -64,8 +71,9 @@ def _given(args):
     from sweepgate.results import jsonio
 
     if args.row is None:
-        # with --run-cancelled alone, --run-id (and --attempt) name the cancelled run (``_mark_copies``)
-        named = () if args.run_cancelled and args.run_id else (("--run-id", args.run_id), ("--attempt", args.attempt))
+        # with --run-cancelled or --run-finished alone, --run-id (and --attempt) name the run (``_mark_copies``,
+        # ``_unmark_carried``)
+        named = () if _run_named(args) else (("--run-id", args.run_id), ("--attempt", args.attempt))
         given = [flag for flag, value in (*named, ("--ref", args.ref), ("--config-key", args.config_key),
                                           ("--commit", args.commit)) if value]
         if given:
@@ -106,6 +114,15 @@ def _given(args):
         raise
     return Given(row=row, run_id=args.run_id, ref=args.ref, attempt=args.attempt, config_key=args.config_key,
                  commit=args.commit, row_file=(args.row, text))
+
+
+def _run_named(args) -> bool:
+    """Whether --run-id (and --attempt) name the run of --run-cancelled or --run-finished; --run-finished without
+    --run-id is argument syntax (exit 2)."""
+    if args.run_finished and not args.run_id:
+        argtypes.combination_error(args, "--run-finished", "needs --run-id (and --attempt)", "pass --run-id "
+                                   '"$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT", the attempt that finished')
+    return bool((args.run_cancelled or args.run_finished) and args.run_id)
 
 
 def _refuse_rows_holder(doc, path: str) -> None:
@@ -273,6 +290,7 @@ def run(args) -> int:
             print(last)  # the store holds them whatever became of FILE
             raise
     _mark_copies(args, deferred, outcome.interrupted)  # said before the count line, stdout's last
+    _unmark_carried(args, deferred, outcome.interrupted, problems)
     print(last)
     if outcome.interrupted:
         return _stopped(outcome)
@@ -286,18 +304,12 @@ def _mark_copies(args, deferred, interrupted) -> None:
     no baseline reads them (``Store.mark_copies_cancelled``). A SQLite file that is not there holds none: nothing is
     made; a new PostgreSQL database gets its schema, as from any ingest; one that cannot be opened is refused, as an
     ingest's is (exit 1)."""
-    from sweepgate.results import store
-
     if not (args.run_cancelled and args.run_id) or interrupted:
         return
-    import sqlalchemy as sa
-
-    from sweepgate.results.store_url import _sqlite_file
-
-    attempt, parsed = args.attempt or 1, sa.engine.make_url(deferred.url)
-    if deferred.store is None and parsed.get_backend_name() == "sqlite" and not Path(_sqlite_file(parsed)).exists():
+    attempt = args.attempt or 1
+    st = _existing_store(deferred)
+    if st is None:
         return  # no store (a new SQLite file this ingest did not make): no copies; none made to say so
-    st = deferred.store or store.open_store(deferred.url)  # as an ingest opens it (a new database: its schema made)
     try:
         marked = st.mark_copies_cancelled(args.run_id, attempt)
     finally:
@@ -306,6 +318,51 @@ def _mark_copies(args, deferred, interrupted) -> None:
     if marked:
         say(f"marked {count(marked, 'result')} `ci reuse` recorded against run {args.run_id} (attempt {attempt}) as "
             "of a cancelled run", sys.stdout)
+
+
+def _unmark_carried(args, deferred, interrupted, problems: list) -> None:
+    """With --run-finished and --run-id: un-mark the records of the run's earlier, cancelled attempts that this
+    attempt carries (``Store.unmark_carried``), after its own outputs are stored (a row it ran again is its own
+    then). Not when the ingest refused a file or was stopped: such a file may be a job this attempt ran again, whose
+    earlier record would be un-marked in its place; one line says so. A SQLite file that is not there holds none."""
+    if not (args.run_finished and args.run_id):
+        return
+    attempt = args.attempt or 1
+    if interrupted or problems:
+        if problems:
+            from sweepgate.core.errors import Diagnostic
+
+            emit([Diagnostic("--run-finished", rule="unmarked-nothing", severity="warning", in_file=False,
+                             message=f"un-marked nothing of run {args.run_id}'s earlier attempts: "
+                             f"{count(len(problems), 'file')} this ingest refused may be of jobs attempt {attempt} ran "
+                             "again", hint="fix them and ingest them again with the same flags")])
+        return
+    st = _existing_store(deferred)
+    if st is None:
+        return
+    try:
+        unmarked = st.unmark_carried(args.run_id, attempt)
+    finally:
+        if st is not deferred.store:
+            st.engine.dispose()
+    if unmarked:
+        say(f"un-marked {count(unmarked, 'result')} of run {args.run_id}'s earlier attempts that attempt {attempt} "
+            "carries (jobs that succeeded and were not run again, and `ci reuse` copies): no longer of a cancelled "
+            "run", sys.stdout)
+
+
+def _existing_store(deferred):
+    """The store the ingest wrote, or the one its URL names (a new PostgreSQL database gets its schema, as from any
+    ingest; one that cannot be opened is refused, exit 1); None for a SQLite file that is not there (nothing made)."""
+    import sqlalchemy as sa
+
+    from sweepgate.results import store
+    from sweepgate.results.store_url import _sqlite_file
+
+    parsed = sa.engine.make_url(deferred.url)
+    if deferred.store is None and parsed.get_backend_name() == "sqlite" and not Path(_sqlite_file(parsed)).exists():
+        return None
+    return deferred.store or store.open_store(deferred.url)
 
 
 def _say(args, warnings: list, outcome, problems: list) -> list:

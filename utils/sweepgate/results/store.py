@@ -8,6 +8,7 @@ returns plain record dicts (``record.py`` names, ``result.schema.json``)::
         st.add(records, behind=kept)     # kept: the placeholders not stored, their job's output stored
         st.add(records, sole=True, alike=done)  # a content-hash run: copies refused, a run stored once (Alike)
         st.run_results("123456")         # every record of a run (all attempts)
+        st.unmark_carried("123456", 2)   # a re-run attempt that finished: what it carries leaves the cancelled mark
         st.last_runs("refs/heads/main", point, n=5)  # newest first, one per run
         st.history(point)                # oldest first
         st.latest_per_point(config_key=None)
@@ -79,6 +80,20 @@ def _write_lock(conn: sa.Connection, runs=()) -> None:
                        for run in runs})
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:space, :key)"),
                      [{"space": RUN_LOCK, "key": key} for key in keys])
+
+
+def _job_name(rec: dict) -> str:
+    """The job a record is of, within its run's attempt: its result file's name (a job's eval scores, a record of
+    their own under ``<name>-eval``, are the same job's)."""
+    from sweepgate.core.jobfile import EVAL_SUFFIX
+
+    return str(rec[R.RESULT_FILENAME]).removesuffix(EVAL_SUFFIX)
+
+
+def _whole_success(recs: list[dict]) -> bool:
+    """Whether a job's records say it succeeded whole: every one a success (a job that failed in part, its
+    throughput stored and its eval cut short, is no measurement of its row)."""
+    return all(r.get(R.STATUS) == R.SUCCESS for r in recs)
 
 
 class Store:
@@ -314,8 +329,6 @@ class Store:
         successful is taken instead, else none. With ``pr``, only jobs stored under that pull request's refs
         (``refs/pull/N/…``; a PR's own earlier sweeps), never another PR's or a branch's. Identities without one
         are absent."""
-        from sweepgate.core.jobfile import EVAL_SUFFIX
-
         where = [*_real_only(False)] + (
             [] if since is None else
             [_by_code_point(sa.func.coalesce(results.c.finished, results.c.ingested_at)) >= since]) + (
@@ -325,11 +338,11 @@ class Store:
         for rec in self._newest(wheres) if wheres else []:
             if rec.get(R.REUSED_FROM):
                 continue
-            job = (rec[R.RUN_ID], rec[R.ATTEMPT], str(rec[R.RESULT_FILENAME]).removesuffix(EVAL_SUFFIX))
+            job = (rec[R.RUN_ID], rec[R.ATTEMPT], _job_name(rec))
             jobs.setdefault(rec[R.RUN_IDENTITY], {}).setdefault(job, []).append(rec)
         out: dict[str, list[dict]] = {}
         for identity, its_jobs in jobs.items():
-            whole = next((recs for recs in its_jobs.values() if all(r.get(R.STATUS) == R.SUCCESS for r in recs)), None)
+            whole = next((recs for recs in its_jobs.values() if _whole_success(recs)), None)
             if whole is not None:
                 out[identity] = whole
         return out
@@ -349,6 +362,38 @@ class Store:
                 if marks:
                     conn.execute(results.update().where(results.c.id == sa.bindparam("row_id")).values(
                         run_cancelled=True, record=sa.bindparam("marked")), marks)
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc) from None
+        return len(marks)
+
+    def unmark_carried(self, run_id: str, attempt: int) -> int:
+        """Attempt ``attempt`` of run ``run_id`` finished (it was not cancelled): un-mark the records of the run's
+        earlier attempts stored as of a cancelled run (R.RUN_CANCELLED, the record and its column) that it carries,
+        in one transaction; return how many were un-marked now. GitHub's *Re-run failed jobs* runs again only the jobs
+        that failed or were cancelled (and those that need them); a job that succeeded keeps its earlier attempt's
+        result, and so does the setup job, whose `ci reuse` copies were recorded against that attempt. A job's
+        records are carried when they are their row's newest (no later attempt up to ``attempt`` stored a record of
+        its result file: that one ran it again) and every one of them is a success (``_whole_success``): never
+        one of a job that failed or was cancelled."""
+        query = sa.select(results.c.id, results.c.run_cancelled, results.c.record).where(
+            results.c.run_id == run_id, results.c.attempt <= attempt)
+        try:
+            with self.engine.begin() as conn:
+                _write_lock(conn)
+                jobs: dict[tuple, list] = {}  # (attempt, job's result file) -> its rows
+                for row in conn.execute(query):
+                    if _is_record(row.record):
+                        jobs.setdefault((row.record[R.ATTEMPT], _job_name(row.record)), []).append(row)
+                newest: dict[str, int] = {}
+                for at, name in jobs:
+                    newest[name] = max(at, newest.get(name, at))
+                marks = [{"row_id": row.id, "unmarked": {k: v for k, v in row.record.items() if k != R.RUN_CANCELLED}}
+                         for (at, name), rows in jobs.items()
+                         if at < attempt and at == newest[name] and _whole_success([r.record for r in rows])
+                         for row in rows if row.run_cancelled]
+                if marks:
+                    conn.execute(results.update().where(results.c.id == sa.bindparam("row_id")).values(
+                        run_cancelled=False, record=sa.bindparam("unmarked")), marks)
         except sa.exc.SQLAlchemyError as exc:
             raise database_error(self.url, exc) from None
         return len(marks)
