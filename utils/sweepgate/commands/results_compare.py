@@ -366,17 +366,28 @@ def _say_unordered(comparison, args) -> None:
 
 
 def _no_ref_runs(args) -> str:
-    """What the no-baseline line adds when the store holds runs on no ref (outputs ingested with no sidecar and no
-    --row, ``store_adapter.runs_on_no_ref``), which may be the baseline's runs ingested so; "" otherwise and when
-    the baseline is read from files."""
+    """What the no-baseline line adds when the store holds runs on no ref (``store_adapter.runs_on_no_ref``: outputs
+    ingested with no sidecar and no --row, and jobs whose sidecar names no ref; a rehearsal's are not counted), which
+    may be the baseline's runs ingested so, each kind with its fix; "" otherwise and when the baseline is read from
+    files."""
+    from sweepgate.core.jobfile import JOB, REF
     from sweepgate.core.report import count
     from sweepgate.results import store_adapter
 
-    if args.baseline_jsonl or args.baseline_artifacts or not (n := store_adapter.runs_on_no_ref(args.db)):
+    if args.baseline_jsonl or args.baseline_artifacts:
         return ""
-    return (f"; the store holds {count(n, 'run')} on no ref (ingested with no .job.json and no --row), which no "
-            f"baseline takes: ingest {'its' if n == 1 else 'their'} outputs with --row FILE --run-id ID --ref "
-            f"{args.baseline_ref}")
+    hashed, sidecars = store_adapter.runs_on_no_ref(args.db)
+    fix = f"--row FILE --run-id ID --ref {args.baseline_ref}"
+    if not sidecars:
+        return "" if not hashed else (
+            f"; the store holds {count(hashed, 'run')} on no ref (ingested with no .job.json and no --row), which no "
+            f"baseline takes: ingest {'its' if hashed == 1 else 'their'} outputs with {fix}")
+    one = sidecars == 1
+    kinds = ([f"{hashed} ingested with no .job.json and no --row (ingest {'its' if hashed == 1 else 'their'} "
+              f"outputs with {fix})"] if hashed else []) + [
+        f"{sidecars} of {'a job' if one else 'jobs'} whose .job.json names no {JOB}.{REF} (write {JOB}.{REF}, "
+        f"{args.baseline_ref}, in {'its' if one else 'their'} .job.json and ingest {'it' if one else 'them'} again)"]
+    return f"; the store holds {count(hashed + sidecars, 'run')} on no ref, which no baseline takes: {', '.join(kinds)}"
 
 
 def _later_runs_of_the_ref(args, pr: list[dict]) -> list[str]:

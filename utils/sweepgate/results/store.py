@@ -432,6 +432,16 @@ class Store:
             raise database_error(self.url, exc, reading=True) from None
         return [(run, ref) for _, run, ref in sorted(found, key=lambda f: (f[0], R.run_order(f[1])), reverse=True)]
 
+    def runs_on_no_ref(self) -> list[str]:
+        """The runs stored on no ref but a rehearsal's (on no ref by design), sorted: content-hash runs (outputs
+        ingested with no sidecar and no --row) and jobs whose sidecar names no ref. No baseline takes them."""
+        query = sa.select(results.c.run_id).where(results.c.ref.is_(None), results.c.rehearsal.isnot(True)).distinct()
+        try:
+            with self.engine.connect() as conn:
+                return sorted(str(run) for (run,) in conn.execute(query))
+        except sa.exc.SQLAlchemyError as exc:
+            raise database_error(self.url, exc, reading=True) from None
+
     def history(self, point: dict) -> list[dict]:
         """Every record of ``point`` on every ref, oldest first."""
         query = sa.select(results.c.record).where(*_point_filter(point))

@@ -78,14 +78,17 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
                               if str(r.get(R.RUN_ID)) not in own and not R.before(r, past)))
 
 
-def runs_on_no_ref(url: str | None) -> int:
-    """How many runs the store holds on no ref from outputs ingested with no sidecar and no --row (content-hash
-    runs, ``sidecar.LOCAL_RUN_PREFIX``): no baseline takes them (a rehearsal's runs, on no ref too, are not)."""
+def runs_on_no_ref(url: str | None) -> tuple[int, int]:
+    """How many runs the store holds on no ref, which no baseline takes: (those of outputs ingested with no sidecar
+    and no --row, content-hash runs named ``sidecar.LOCAL_RUN_PREFIX``…; those of jobs whose sidecar names no ref).
+    A rehearsal's runs, on no ref by design, are neither."""
     from sweepgate.results import store
     from sweepgate.results.sidecar import LOCAL_RUN_PREFIX
 
     with store.open_store(url, must_exist=True) as st:
-        return sum(1 for run, ref in st.runs() if ref is None and run.startswith(LOCAL_RUN_PREFIX))
+        runs = st.runs_on_no_ref()
+    hashed = sum(1 for run in runs if run.startswith(LOCAL_RUN_PREFIX))
+    return hashed, len(runs) - hashed
 
 
 def later_runs_in_files(records: list[dict], ref: str, pr: list[dict], window: int) -> list[str]:
