@@ -88,11 +88,18 @@ NO_KEY = L.NO_KEY_OR_MODEL
 
 
 class Naming(NamedTuple):
-    """What a comparison's point labels say beyond the point itself: its rate sweeps (``rate_sweeps``), and
-    the model each point without a config key ran, as its output names it (``Comparison.model_of``)."""
+    """What a comparison's point labels say beyond the point itself: its rate sweeps (``rate_sweeps``), the
+    model each point without a config key ran, as its output names it (``Comparison.model_of``), and the image
+    each point ran where the run's points ran more than one (``point_images``; an IMAGE_HEADER column)."""
 
     rated: frozenset = frozenset()
     models: dict = {}
+    images: dict = {}
+
+
+# The column after the point in the tables of points (the terminal's and the Markdown's), only where the run's points
+# ran more than one image: a point's label holds its config key and recipe, never its image (as `results show`).
+IMAGE_HEADER = "image"
 
 
 PLAIN = Naming()
@@ -103,7 +110,23 @@ def point_naming(comparison: C.Comparison) -> Naming:
     points = dict.fromkeys((*comparison.heads, *comparison.dropped, *(e.point for e in comparison.evals)))
     keyless = [pt for pt in points if C.point_json(pt)[R.CONFIG_KEY] is None]
     models = {pt: comparison.model_of(pt) for pt in keyless}  # a hub cache folder as its ORG/NAME, as `results show`
-    return Naming(rate_sweeps(comparison), {pt: show.model_cell(model) for pt, model in models.items() if model})
+    return Naming(rate_sweeps(comparison), {pt: show.model_cell(model) for pt, model in models.items() if model},
+                  point_images(comparison))
+
+
+def point_images(comparison: C.Comparison) -> dict:
+    """Each point of the run the image it ran, named by what tells it from the others (``labels.image_labels``, as
+    `results show`'s image column), where the run's points ran more than one image; {} where they ran one."""
+    images = {pt: str(rec[R.IMAGE]) for pt, rec in comparison.heads.items() if rec.get(R.IMAGE) not in (None, "")}
+    said = L.image_labels(images.values())
+    return {pt: said[image] for pt, image in images.items()} if len(said) > 1 else {}
+
+
+def point_headers(naming: Naming, with_recipe: bool, run: str) -> tuple[str, ...]:
+    """The headers of a table of points (HEADERS): the run's column named ``run``; the recipe change's only
+    ``with_recipe``; an IMAGE_HEADER column after the point where ``naming`` names images."""
+    headers = _with_run(HEADERS if with_recipe else HEADERS[:-1], run)
+    return headers[:1] + (IMAGE_HEADER,) + headers[1:] if naming.images else headers
 
 
 def point_label(pt: tuple, naming: Naming = PLAIN) -> str:
@@ -133,7 +156,13 @@ def point_units(pt: tuple, naming: Naming = PLAIN) -> list[str]:
 
 
 def cells(v: C.Verdict, naming: Naming = PLAIN) -> tuple[str, ...]:
-    """One verdict as the table's cells (HEADERS); ``naming``: ``point_naming`` of its comparison."""
+    """One verdict as the table's cells (``point_headers``: HEADERS, with the point's image after it where
+    ``naming`` names images); ``naming``: ``point_naming`` of its comparison."""
+    row = _cells(v, naming)
+    return row[:1] + (naming.images.get(v.point, ""),) + row[1:] if naming.images else row
+
+
+def _cells(v: C.Verdict, naming: Naming) -> tuple[str, ...]:
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
@@ -528,12 +557,12 @@ def _md_table(verdicts: list[C.Verdict], naming: Naming = PLAIN, run: str = PR_C
     its rows (review: one point's six rows repeated its 60-character name six times): the rows under
     it, their point cell empty, are its other metrics. ``run``: the run's column (``run_column``)."""
     rows = [cells(v, naming) for v in verdicts]
-    with_recipe = any(r[-1] for r in rows)
-    headers = _with_run(HEADERS if with_recipe else HEADERS[:-1], run)
+    headers = point_headers(naming, any(r[-1] for r in rows), run)
+    named = 2 if naming.images else 1  # the point's cells said in its first row alone: its label, its image
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for i, row in enumerate(rows):
         if i and verdicts[i - 1].point == verdicts[i].point:  # and its recipe change, said once too
-            row = ("", *row[1:-1], "" if row[-1] == rows[i - 1][-1] else row[-1])
+            row = ("",) * named + (*row[named:-1], "" if row[-1] == rows[i - 1][-1] else row[-1])
         lines.append("| " + " | ".join(_md_escape(c) for c in row[:len(headers)]) + " |")
     return lines
 
@@ -699,11 +728,12 @@ def _md_new(comparison: C.Comparison, baseline_ref: str, naming: Naming, max_row
     metrics = list(dict.fromkeys(v.metric for pt_rows in new.values() for v in pt_rows))
     names = {metric: header for header, metric in show.COLUMNS}
     if points:
-        headers = ["point", *(names.get(m, m) for m in metrics)]
+        headers = ["point", *[IMAGE_HEADER] * bool(naming.images), *(names.get(m, m) for m in metrics)]
         out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for pt, pt_rows in points:
         figures = {v.metric: fmt_value(v.head, v.metric) + (" (rehearsal)" if v.sides[0] else "") for v in pt_rows}
-        row = [point_label(pt, naming), *(figures.get(m, "n/a") for m in metrics)]
+        row = [point_label(pt, naming), *[naming.images.get(pt, "")] * bool(naming.images),
+               *(figures.get(m, "n/a") for m in metrics)]
         out.append("| " + " | ".join(map(_md_escape, row)) + " |")
     if len(points) < len(new):
         out.append(f"\n{count(len(new) - len(points), 'more new point')}: {more}.")
@@ -1024,8 +1054,12 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
 
     from sweepgate.core.report import print_units
 
-    names = headers[1:]
-    cells = [row[1:len(headers)] for _, row in rows]
+    named = 2 if headers[1:2] == (IMAGE_HEADER,) else 1  # a point's image, said once with its label
+    names = headers[named:]
+    cells = [row[named:len(headers)] for _, row in rows]
+
+    def label(v: C.Verdict, row: tuple[str, ...]) -> list[str]:
+        return point_units(v.point, naming) + ([f"{IMAGE_HEADER} {row[1]}"] if named == 2 and row[1] else [])
     widths, words = _widths(names, cells, console.width - INDENT, foldable)
     # aligned only where no column is narrower than its widest word (s38f: at 60 columns the evals' score
     # column read "flexible-extrac" over "t")
@@ -1036,16 +1070,16 @@ def _by_point(console, headers: tuple[str, ...], rows: list[tuple[C.Verdict, tup
     for _, group in groupby(rows, key=lambda vr: vr[0].point):
         group = list(group)
         if not aligned:  # narrower still: `header value` pairs, never a number or a name broken
-            print_units(console, point_units(group[0][0].point, naming), style="bold")
+            print_units(console, label(*group[0]), style="bold")
             for v, row in group:  # a pair broken between its cell's ``_units`` only
-                print_block(console, [(h, c) for h, c in zip(names, row[1:len(headers)]) if c],
+                print_block(console, [(h, c) for h, c in zip(names, row[named:len(headers)]) if c],
                             STYLES[v.verdict], units=_units)
             continue
         grid = _grid(names, widths, show_header=False, right=right)
         for v, row in group:  # a foldable cell broken by ``_units`` (rich breaks at any blank)
             _add(grid, v, tuple(_folded(cell, width) if name in foldable else cell
-                                for name, cell, width in zip(names, row[1:len(headers)], widths)))
-        print_units(console, point_units(group[0][0].point, naming), style="bold")
+                                for name, cell, width in zip(names, row[named:len(headers)], widths)))
+        print_units(console, label(*group[0]), style="bold")
         console.print(Padding(grid, (0, 0, 0, INDENT), expand=False))
 
 
@@ -1063,9 +1097,9 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
     for note in [REHEARSAL_NOTE] * comparison.rehearsal + comparison.notes:
         print_counts(console, note, style="bold yellow")
     run = run_column(comparison)
-    headers = _with_run(HEADERS if any(v.recipe_changes for v in comparison.verdicts) else HEADERS[:-1], run)
-    by_point, placed = unchanged_by_point(comparison), set()
     naming = point_naming(comparison)
+    headers = point_headers(naming, any(v.recipe_changes for v in comparison.verdicts), run)
+    by_point, placed = unchanged_by_point(comparison), set()
     # a result's strings with their control characters as escapes (``printable``), before the widths are taken
     rows = [(v, _printable(cells(v, naming))) for _, verdicts in sections(comparison)
             for v in together(verdicts, by_point, placed)]
@@ -1084,7 +1118,8 @@ def table(comparison: C.Comparison, stream, baseline_ref: str = C.DEFAULT_BASELI
         _by_point(console, headers, rows, naming, right=(run,))
     if left_out:
         print_counts(console, f"{left_out:,} unchanged rows not shown (--all shows them)", style="dim")
-    if line := show.units_line(row[1] for _, row in rows):  # as the Markdown says it, under the tables
+    metric = headers.index(HEADERS[1])
+    if line := show.units_line(row[metric] for _, row in rows):  # as the Markdown says it, under the tables
         print_wrapped(console, line)
     if rows and (line := verdict_rule(comparison)):
         print_wrapped(console, line)
