@@ -176,7 +176,9 @@ def test_a_new_sqlite_file_is_not_made_to_unmark_nothing(tmp_path, capsys, db):
 def _collect(workspace: Path, db: str, attempt: int, run_cancelled: str, outputs: Path) -> None:
     """The collect job's steps up to and with Ingest results, with the team database ``db`` (SWEEPGATE_DB)."""
     values = {"toJSON(needs.*.result)": json.dumps(["success", "success"]), "secrets.SWEEPGATE_DB": db,
-              "github.token": "", "needs.decide.outputs.pr_number": ""}
+              "github.token": "", "needs.decide.outputs.pr_number": "",
+              # the attempt the run-cancelled job saw cancelled (s49b), none when it was skipped
+              "needs.run-cancelled.outputs.attempt": str(attempt) if run_cancelled == "success" else ""}
     ctx = {"needs.decide.outputs.pr_number": "", "needs.run-cancelled.result": run_cancelled}
     for found in JOBS["collect"]["steps"]:
         name = found.get("name") or found["uses"].split("@", 1)[0]
