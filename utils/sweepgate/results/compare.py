@@ -518,9 +518,10 @@ def verdict_of(head: float, values: list[float], metric: str, threshold: float, 
     """(verdict, median, low, high, change) of a judged comparison (``noise.Judged``): a verdict
     other than unchanged needs the head significant across the run AND beyond the threshold, the
     same way: outside its interval on the side it moved from the median. The test's centre is the
-    mean of the logarithms, which one broken baseline run drags (four runs at 1,000 and one at 500:
-    871, interval [853, 888] where the run's other points are steady): a head of 920 is above it, no
-    evidence of a drop, though 8 % under the median of 1,000, and reads as unchanged."""
+    mean of the logarithms, which one low baseline run drags (four runs at 1,000 and one at 500: 871)
+    while the spread it is judged by may be moderated toward the run's other points' (an interval of
+    [853, 888]): a head of 920 is above it, no evidence of a drop, though 8 % under the median of
+    1,000, and reads as unchanged."""
     median = float(statistics.median(values))
     change = relative_change(head, median)
     large = abs(change) > threshold if change is not None else head != median
