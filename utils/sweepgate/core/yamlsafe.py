@@ -73,33 +73,43 @@ TWICE_IN_A_MAPPING = "appears twice in one mapping"
 
 
 def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
-    """Keys that appear twice in one mapping (a YAML parser would keep the last silently)."""
-    diags = []
+    """Keys that appear twice in one mapping (a YAML parser would keep the last silently), each at its second
+    occurrence. Read from the parser's events, not composed nodes: a master config's block may use an anchor
+    another block sets (it composes only within the whole file) and an alias is not walked again (a billion-laughs
+    block costs its length); an alias used as a key is the anchored scalar, at the alias."""
+    diags: list[Diagnostic] = []
+    scalars: dict[str, str] = {}  # anchor -> the scalar it names
+    # one frame per open collection: the keys seen (None in a list) and whether the next node is a key
+    stack: list[list] = []
     try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
-        return diags
-    stack = [root] if root is not None else []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            seen = {}
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    # A complex key (`? [a]`) has no hashable value; the schema refuses it.
-                    stack.extend((key_node, value_node))
-                    continue
-                key = key_node.value
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                stack.pop()
+                continue
+            if not isinstance(event, yaml.NodeEvent):
+                continue
+            frame = stack[-1] if stack else None
+            is_key = frame is not None and frame[0] is not None and frame[1]
+            if frame is not None and frame[0] is not None:
+                frame[1] = not frame[1]
+            if isinstance(event, yaml.ScalarEvent) and event.anchor:
+                scalars[event.anchor] = event.value
+            key = (event.value if isinstance(event, yaml.ScalarEvent)
+                   else scalars.get(event.anchor) if isinstance(event, yaml.AliasEvent) else None)
+            if is_key and key is not None:  # a complex key (`? [a]`) has no hashable value; the schema refuses it
+                mark, seen = event.start_mark, frame[0]
                 if key in seen:
-                    mark = key_node.start_mark
                     diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, F.DUPLICATE_KEY_RULE,
                                             f"key '{key}' {TWICE_IN_A_MAPPING} (first at line "
                                             f"{line_of(seen[key])})", "keep one of them"))
                 else:
-                    seen[key] = key_node.start_mark.line + 1
-                stack.append(value_node)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+                    seen[key] = mark.line + 1
+            if isinstance(event, yaml.MappingStartEvent):
+                stack.append([{}, True])
+            elif isinstance(event, yaml.SequenceStartEvent):
+                stack.append([None, False])
+    except yaml.YAMLError:
+        return []  # the parser says where the text is no YAML; a key before that is no answer
     return diags
 
 
