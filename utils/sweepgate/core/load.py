@@ -636,7 +636,8 @@ def _value_start(node, text: str) -> tuple[int, int] | None:
     """1-based (line, col) where a mapping entry's value ``node`` starts, for ``VALUE``: a scalar's first character,
     on the next line when it is written there; a block scalar's (`key: >-`) first line of text, not its indicator
     on the key's line (at the indicator when it holds no text); a flow list's or mapping's `[` or `{`. None for
-    `k:` with nothing after it, and for a block list or mapping, whose items and keys stand at themselves."""
+    `k:` with nothing after it, and for a block list or mapping, whose items and keys stand at themselves.
+    An anchor or a tag before the value (`k: &a x`, `k: !!str x`), where PyYAML starts the node, is passed over."""
     mark = node.start_mark
     if isinstance(node, yaml.ScalarNode):
         if not (node.value or node.style):
@@ -651,7 +652,14 @@ def _value_start(node, text: str) -> tuple[int, int] | None:
                 start = stop + 1 if stop >= 0 else end
     elif not node.flow_style:
         return None
-    return mark.line + 1, mark.column + 1
+    at = _PROPERTIES.match(text, mark.index).end() if text[mark.index:mark.index + 1] in ("&", "!") else mark.index
+    if at == mark.index or at >= node.end_mark.index:
+        return mark.line + 1, mark.column + 1
+    return mark.line + 1 + text.count("\n", mark.index, at), at - text.rfind("\n", 0, at)
+
+
+# An anchor's or tag's words before a node's value, with the blanks, line breaks and comments after them
+_PROPERTIES = re.compile(r"(?:[&!]\S*(?:[ \t]+(?:#[^\n]*)?|(?:#[^\n]*)?\r?\n)*)+")
 
 
 class YamlDoc:
