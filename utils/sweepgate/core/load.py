@@ -608,7 +608,13 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
 
     def walk(node, path):  # an alias's value under each path to it: parse_yaml refused a bomb already
         if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
+            pairs = [(k, v) for k, v in node.value if k.tag != MERGE_TAG]
+            for key_node, value_node in node.value:  # merged first, so the mapping's own keys win
+                if key_node.tag == MERGE_TAG:  # the first of several merged mappings wins, as PyYAML takes them
+                    merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                    for each in reversed(merged):
+                        walk(each, path)
+            for key_node, value_node in pairs:
                 key = key_node.value
                 if key_node.tag.endswith(":int"):
                     try:
@@ -630,6 +636,9 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         index[()] = (root.start_mark.line + 1, root.start_mark.column + 1)
         walk(root, ())
     return index
+
+
+MERGE_TAG = "tag:yaml.org,2002:merge"  # a `<<` key's, as PyYAML's resolver tags it
 
 
 def _value_start(node, text: str) -> tuple[int, int] | None:
