@@ -503,13 +503,12 @@ def reference_reads(text: str) -> bool:
 
 def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
-    from sweepgate.core.yamlsafe import refuse_alias_bomb
+    from sweepgate.core.yamlsafe import places, refuse_alias_bomb
 
     try:
         data = yaml.load(text, Loader=reader_for(text))
     except NotFinite as exc:
-        mark = exc.problem_mark
-        raise SweepgateError(Diagnostic(path, mark.line + 1, mark.column + 1, "not-finite", exc.problem,
+        raise SweepgateError(Diagnostic(path, *places(text)(exc.problem_mark), "not-finite", exc.problem,
                                         "write a finite number")) from None
     except yaml.MarkedYAMLError as exc:
         mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
@@ -519,7 +518,7 @@ def parse_yaml(text: str, path: str) -> object:
             mark = exc.context_mark
             what = exc.context.removeprefix("while scanning ").removeprefix("while parsing ")
             message = f"invalid YAML: {what} starting here is never closed"
-        line, col = ((mark.line + 1), (mark.column + 1)) if mark else (0, 0)
+        line, col = places(text)(mark) if mark else (0, 0)
         if mark and mark.index >= len(text.rstrip()) and text.strip():  # past the last character: at it
             before = text.rstrip()
             line, col = before.count("\n") + 1, len(before) - before.rfind("\n") - 1
@@ -600,11 +599,14 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
     ``VALUE`` after it holds the position of the entry's value when that is a scalar or a flow list or mapping
     (``_value_start``).
     """
+    from sweepgate.core.yamlsafe import places
+
     index: dict[tuple, tuple[int, int]] = {}
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError:
         return index
+    place = places(text)  # by the file's line feeds, which a U+2028 PyYAML breaks at is not
 
     def walk(node, path):  # an alias's value under each path to it: parse_yaml refused a bomb already
         if isinstance(node, yaml.MappingNode):
@@ -622,18 +624,18 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
                     except ValueError:
                         pass
                 child = path + (key,)
-                index[child] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                if (value := _value_start(value_node, text)) is not None:
+                index[child] = place(key_node.start_mark)
+                if (value := _value_start(value_node, text, place)) is not None:
                     index[child + (VALUE,)] = value
                 walk(value_node, child)
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
                 child = path + (i,)
-                index[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
+                index[child] = place(item.start_mark)
                 walk(item, child)
 
     if root is not None:
-        index[()] = (root.start_mark.line + 1, root.start_mark.column + 1)
+        index[()] = place(root.start_mark)
         walk(root, ())
     return index
 
@@ -641,7 +643,7 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
 MERGE_TAG = "tag:yaml.org,2002:merge"  # a `<<` key's, as PyYAML's resolver tags it
 
 
-def _value_start(node, text: str) -> tuple[int, int] | None:
+def _value_start(node, text: str, place) -> tuple[int, int] | None:
     """1-based (line, col) where a mapping entry's value ``node`` starts, for ``VALUE``: a scalar's first character,
     on the next line when it is written there; a block scalar's (`key: >-`) first line of text, not its indicator
     on the key's line (at the indicator when it holds no text); a flow list's or mapping's `[` or `{`. None for
@@ -657,14 +659,14 @@ def _value_start(node, text: str) -> tuple[int, int] | None:
                 stop = text.find("\n", start)
                 line = text[start:stop if stop >= 0 else len(text)]
                 if line.strip():
-                    return mark.line + 1 + text.count("\n", mark.index, start), len(line) - len(line.lstrip(" ")) + 1
+                    return place(mark)[0] + text.count("\n", mark.index, start), len(line) - len(line.lstrip(" ")) + 1
                 start = stop + 1 if stop >= 0 else end
     elif not node.flow_style:
         return None
     at = _PROPERTIES.match(text, mark.index).end() if text[mark.index:mark.index + 1] in ("&", "!") else mark.index
     if at == mark.index or at >= node.end_mark.index:
-        return mark.line + 1, mark.column + 1
-    return mark.line + 1 + text.count("\n", mark.index, at), at - text.rfind("\n", 0, at)
+        return place(mark)
+    return place(mark)[0] + text.count("\n", mark.index, at), at - text.rfind("\n", 0, at)
 
 
 # An anchor's or tag's words before a node's value, with the blanks, line breaks and comments after them

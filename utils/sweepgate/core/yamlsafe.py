@@ -67,6 +67,26 @@ def yaml11_booleans(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     return diags
 
 
+# Characters YAML counts as line breaks and git, GitHub's annotations and editors do not (a lone CR both do)
+_UNSEEN_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def places(text: str):
+    """A function of a PyYAML mark in ``text`` to its 1-based (line, column) as the file's line feeds count them:
+    PyYAML's own where ``text`` holds no U+0085, U+2028 or U+2029, which PyYAML takes for line breaks (a line
+    further down, a column counted from the separator), else worked out from the mark's offset."""
+    if not _UNSEEN_BREAKS.search(text):
+        return lambda mark: (mark.line + 1, mark.column + 1)
+    from bisect import bisect_right
+
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def place(mark) -> tuple[int, int]:
+        line = bisect_right(starts, mark.index)
+        return line, mark.index - starts[line - 1] + 1
+    return place
+
+
 # How a key given twice in one mapping is said: the message names the key, not the config holding it
 # (``configgate.also_on_base`` tells such a problem of BASE's by that config).
 TWICE_IN_A_MAPPING = "appears twice in one mapping"
@@ -78,6 +98,7 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     another block sets (it composes only within the whole file) and an alias is not walked again (a billion-laughs
     block costs its length); an alias used as a key is the anchored scalar, at the alias."""
     diags: list[Diagnostic] = []
+    place = places(text)
     scalars: dict[str, str] = {}  # anchor -> the scalar it names
     # one frame per open collection: the keys seen (None in a list) and whether the next node is a key
     stack: list[list] = []
@@ -97,13 +118,13 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
             key = (event.value if isinstance(event, yaml.ScalarEvent)
                    else scalars.get(event.anchor) if isinstance(event, yaml.AliasEvent) else None)
             if is_key and key is not None:  # a complex key (`? [a]`) has no hashable value; the schema refuses it
-                mark, seen = event.start_mark, frame[0]
+                (line, col), seen = place(event.start_mark), frame[0]
                 if key in seen:
-                    diags.append(Diagnostic(doc_path, line_of(mark.line + 1), mark.column + 1, F.DUPLICATE_KEY_RULE,
+                    diags.append(Diagnostic(doc_path, line_of(line), col, F.DUPLICATE_KEY_RULE,
                                             f"key '{key}' {TWICE_IN_A_MAPPING} (first at line "
                                             f"{line_of(seen[key])})", "keep one of them"))
                 else:
-                    seen[key] = mark.line + 1
+                    seen[key] = line
             if isinstance(event, yaml.MappingStartEvent):
                 stack.append([{}, True])
             elif isinstance(event, yaml.SequenceStartEvent):
