@@ -85,3 +85,12 @@ def test_keys_of_a_block_are_still_told_apart_and_repeated_keys_found_at_any_dep
     assert re.findall(r"appears twice.*", err) == [f"appears twice in one mapping (first at line {line}); keep one of "
                                                    "them"], err
     assert re.search(rf"^{NVIDIA}:{line}:18: key 'tp' appears twice", err, re.M), err
+
+
+def test_a_stream_of_two_documents_is_left_to_the_parser_s_refusal():
+    """Guard (the events are read as the composer read them): a second document is the parser's one problem, not a
+    repeated key before it, which would hide it."""
+    from sweepgate.core.yamlsafe import duplicate_keys
+
+    assert duplicate_keys("f.yaml", "a: 1\na: 2\n---\nb: 1\n", lambda n: n) == []
+    assert len(duplicate_keys("f.yaml", "---\na: 1\na: 2\n", lambda n: n)) == 1  # one document, its marker written

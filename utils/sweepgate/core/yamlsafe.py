@@ -102,11 +102,16 @@ def duplicate_keys(doc_path: str, text: str, line_of) -> list[Diagnostic]:
     scalars: dict[str, str] = {}  # anchor -> the scalar it names
     # one frame per open collection: the keys seen (None in a list) and whether the next node is a key
     stack: list[list] = []
+    documents = 0
     try:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 stack.pop()
                 continue
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:  # no one document: the parser refuses the stream, at the second
+                    return []
             if not isinstance(event, yaml.NodeEvent):
                 continue
             frame = stack[-1] if stack else None
