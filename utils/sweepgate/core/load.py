@@ -24,7 +24,7 @@ from sweepgate.core.pyyaml import FastReader, NotFinite, PythonReader, yaml
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import Diagnostic, SweepgateError, read_from_the_top
-from sweepgate.core.textmode import not_valid_utf8, save_as_utf8
+from sweepgate.core.textmode import not_valid_utf8, save_as_utf8, wide_refusal
 
 TYPE_CHECKING = False  # typing's flag without importing typing
 if TYPE_CHECKING:  # pathlib (with urllib.parse and ipaddress) is imported where a Path is made: the matrix and
@@ -734,6 +734,8 @@ def _decode(path: str, raw: bytes | None, example: str | None = None) -> str:
         raise SweepgateError(Diagnostic(path, 0, 0, F.MISSING_FILE_RULE, "does not exist",
                                         "create the file, or pass the path of one from the current folder or from "
                                         "the repository's top" + (f" (e.g. {example})" if example else "")))
+    if wide := wide_refusal(raw):  # UTF-16 of ASCII text decodes as UTF-8, its NULs then no YAML: the encoding
+        raise SweepgateError(Diagnostic(path, 1, 0, F.ENCODING_RULE, *wide))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:  # at its line and column (in bytes), as the changelog gate says it
