@@ -22,6 +22,7 @@ def test_a_wide_config_is_named_with_its_encoding(repo_outside_actions, capsys, 
     rc = cli.main(["validate", "--base-ref", repo.base, "--head-ref", repo.head(), "--pr-number", "5"])
     out, err = capsys.readouterr()
     assert rc == 1, out + err
-    said = f"{path}:1: file is {name} text, not UTF-8; save it as UTF-8 without a byte-order mark (e.g. iconv -f {iconv}"
+    said = (f"{path}:1: file is {name} text, not UTF-8; save it as UTF-8 without a byte-order mark "
+            f"(e.g. iconv -f {iconv}")
     assert said in err, err
     assert "#x0000" not in err and "byte 0xff" not in err and "byte 0xfe" not in err, err

@@ -55,7 +55,8 @@ def test_a_duplicate_key_in_a_block_using_another_blocks_anchor_is_refused(repo,
 
 def test_an_alias_that_is_a_key_counts_as_the_anchored_key(repo, capsys):
     text = FLEET_NVIDIA.replace("  model-prefix: dsr1\n", "  &p model-prefix: dsr1\n", 1)
-    text = text.replace("  precision: fp4\n  framework: vllm\n", "  precision: fp4\n  *p : dsr2\n  framework: vllm\n", 1)
+    text = text.replace("  precision: fp4\n  framework: vllm\n", "  precision: fp4\n  *p : dsr2\n  framework: vllm\n",
+                        1)
     repo.commit({NVIDIA: text, "perf-changelog.yaml": CHANGELOG + ENTRY})
     rc, out, err = validate(repo, capsys)
     line = text.splitlines().index("  *p : dsr2") + 1
