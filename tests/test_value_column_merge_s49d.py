@@ -68,3 +68,27 @@ def test_plan_says_a_merged_misspelt_runner_at_the_label(tmp_path):
     col = len("  <<: { runner: ") + 1
     assert proc.returncode == 1 and said.startswith(f"configs/amd-master.yaml:{line}:{col}: runner "), said
     assert path.read_text().splitlines()[line - 1][col - 1:].startswith("cluster:mi355x-new")
+
+
+def test_mappings_merged_again_and_again_are_indexed_once_each():
+    """Each mapping merged under a path is walked once (b0c6c1ca walked it again for each merge naming it, so 22
+    mappings each merging the one before twice took 2**22 walks, where PyYAML builds the file at once); a mapping
+    that merges itself ends."""
+    import signal
+
+    from sweepgate.core.load import position_index
+
+    text = "a0: &a0 {k: 1}\n" + "".join(f"a{i}: &a{i} {{<<: [*a{i - 1}, *a{i - 1}], k{i}: 1}}\n" for i in range(1, 40))
+
+    def too_long(*_):  # a guard against a hang, not a speed goal
+        raise TimeoutError("still running after 60 s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(60)
+    try:
+        index = position_index(text)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert index[at_value(("a39", "k"))] == (1, 13) and index[at_value(("a39", "k38"))] == (39, 35)
+    assert position_index("a: &a {<<: *a, k: 1}\n")[at_value(("a", "k"))] == (1, 19)

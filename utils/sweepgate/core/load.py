@@ -608,22 +608,29 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         return index
     place = places(text)  # by the file's line feeds, which a U+2028 PyYAML breaks at is not
 
+    flat: dict[int, dict] = {}
+
+    def pairs(node) -> dict:
+        """{key: (key node, value node)} of a mapping with what it merges (``<<``), each merged mapping worked out
+        once: its own keys win, then the first of several merged mappings, as PyYAML's merge takes them."""
+        if id(node) in flat:
+            return flat[id(node)]  # a mapping that merges itself has, there, nothing more
+        out = flat[id(node)] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == MERGE_TAG:
+                merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for each in reversed(merged):
+                    if isinstance(each, yaml.MappingNode):
+                        out.update(pairs(each))
+        out.update({_key(key_node): (key_node, value_node) for key_node, value_node in node.value
+                    if key_node.tag != MERGE_TAG})
+        return out
+
     def walk(node, path):  # an alias's value under each path to it: parse_yaml refused a bomb already
         if isinstance(node, yaml.MappingNode):
-            pairs = [(k, v) for k, v in node.value if k.tag != MERGE_TAG]
-            for key_node, value_node in node.value:  # merged first, so the mapping's own keys win
-                if key_node.tag == MERGE_TAG:  # the first of several merged mappings wins, as PyYAML takes them
-                    merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-                    for each in reversed(merged):
-                        walk(each, path)
-            for key_node, value_node in pairs:
-                key = key_node.value
-                if key_node.tag.endswith(":int"):
-                    try:
-                        key = int(key)
-                    except ValueError:
-                        pass
-                child = path + (key,)
+            merges = any(key_node.tag == MERGE_TAG for key_node, _ in node.value)
+            for key_node, value_node in pairs(node).values() if merges else node.value:
+                child = path + (_key(key_node),)
                 index[child] = place(key_node.start_mark)
                 if (value := _value_start(value_node, text, place)) is not None:
                     index[child + (VALUE,)] = value
@@ -641,6 +648,16 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
 
 
 MERGE_TAG = "tag:yaml.org,2002:merge"  # a `<<` key's, as PyYAML's resolver tags it
+
+
+def _key(node):
+    """A mapping key node's value as a path holds it: an int key as int, any other as its text."""
+    if node.tag[-4:] == ":int":
+        try:
+            return int(node.value)
+        except ValueError:
+            pass
+    return node.value
 
 
 def _value_start(node, text: str, place) -> tuple[int, int] | None:
