@@ -608,28 +608,12 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
         return index
     place = places(text)  # by the file's line feeds, which a U+2028 PyYAML breaks at is not
 
-    flat: dict[int, dict] = {}
-
-    def pairs(node) -> dict:
-        """{key: (key node, value node)} of a mapping with what it merges (``<<``), each merged mapping worked out
-        once: its own keys win, then the first of several merged mappings, as PyYAML's merge takes them."""
-        if id(node) in flat:
-            return flat[id(node)]  # a mapping that merges itself has, there, nothing more
-        out = flat[id(node)] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == MERGE_TAG:
-                merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-                for each in reversed(merged):
-                    if isinstance(each, yaml.MappingNode):
-                        out.update(pairs(each))
-        out.update({_key(key_node): (key_node, value_node) for key_node, value_node in node.value
-                    if key_node.tag != MERGE_TAG})
-        return out
+    flat: dict[int, dict] = {}  # a merged mapping's keys (``_merged_pairs``), worked out once
 
     def walk(node, path):  # an alias's value under each path to it: parse_yaml refused a bomb already
         if isinstance(node, yaml.MappingNode):
             merges = any(key_node.tag == MERGE_TAG for key_node, _ in node.value)
-            for key_node, value_node in pairs(node).values() if merges else node.value:
+            for key_node, value_node in _merged_pairs(node, flat).values() if merges else node.value:
                 child = path + (_key(key_node),)
                 index[child] = place(key_node.start_mark)
                 if (value := _value_start(value_node, text, place)) is not None:
@@ -648,6 +632,24 @@ def position_index(text: str) -> dict[tuple, tuple[int, int]]:
 
 
 MERGE_TAG = "tag:yaml.org,2002:merge"  # a `<<` key's, as PyYAML's resolver tags it
+
+
+def _merged_pairs(node, flat: dict[int, dict]) -> dict:
+    """{key: (key node, value node)} of a mapping node with what it merges (``<<``), each merged mapping worked out
+    once (``flat``, by node id): its own keys win, then the first of several merged mappings, as PyYAML's merge
+    takes them."""
+    if id(node) in flat:
+        return flat[id(node)]  # a mapping that merges itself has, there, nothing more
+    out = flat[id(node)] = {}
+    for key_node, value_node in node.value:
+        if key_node.tag == MERGE_TAG:
+            merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for each in reversed(merged):
+                if isinstance(each, yaml.MappingNode):
+                    out.update(_merged_pairs(each, flat))
+    out.update({_key(key_node): (key_node, value_node) for key_node, value_node in node.value
+                if key_node.tag != MERGE_TAG})
+    return out
 
 
 def _key(node):
