@@ -396,6 +396,9 @@ class Reading:
     # run so (``_ran``: `bash "$D"` where D's value is lost), which are also in ``unseen_ran``
     unseen: list[tuple[int, str]] = field(default_factory=list)
     unseen_ran: list[tuple[int, str]] = field(default_factory=list)
+    # where a file sourced may have set any variable (its code a computed writer, `export $(cat .env)`: the end of
+    # its `source` word): a value set before is one only the run knows after (``_set_values``)
+    set_anything: list[int] = field(default_factory=list)
     # each `source` of a path whose start only the run knows but whose end is written (``_tail``:
     # `"$VENV/bin/activate"`, `benchmarks/x.sh` after a `cd` to such a place): an offset on its line, that end (a
     # relative path, no `..`), and the variable its own word starts with when that word is the variable, unset in
@@ -827,6 +830,7 @@ def _after_source(read: Reading, scopes: list[_Scope], end: int, moved: "Place |
         read.moved.append((end, scopes[-1].cwd, scopes[-1].end))
     for name, value in values:
         if name == _ANY:  # a computed writer in it (`export $(cat .env)`): every variable known here, unknown now
+            read.set_anything.append(end)
             for each in sorted(_every({_ANY}, {k: v for scope in scopes for k, v in scope.variables.items()})):
                 _set(scopes[-1], scopes, read, end, each, None)
         else:
@@ -1772,16 +1776,15 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     workspace is from the top, and its path after the workspace goes to ``Reading.ran_from_workspace`` too. One run by
     an interpreter after `docker run`, `srun`, `env -C` … (``_run_elsewhere``) starts where only the run knows, a
     container's or another node's folder: its relative path is a written end, unless its options say (``_contained``;
-    ``inside``: the container ``text`` runs in, a command string's). A file read as data (``_read_words``)
-    is read so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list
-    (``_looped``), one with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code
-    (``shellcode.parts``, with ``spans``)."""
+    ``inside``: the container ``text`` runs in, a command string's). A file read as data (``_read_words``) is read
+    so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list (``_looped``), one
+    with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code (``shellcode.parts``, ``spans``)."""
     assigned, moved, before = read.assigned, read.moved, len(read.unseen)
     words, elsewhere, data, arguments = _ran_words(text, code, literal, spans, _a_path(assigned, start, lost))
     found: dict[tuple[int, Place, Place | None], None] = {}
     named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
-    unseen = _found_run(text, code, read, start, spans)
+    unseen, values = _found_run(text, code, read, start, spans), _set_values(text, code, read)  # (s49c: ``values``)
     listed = functools.cache(lambda: _listed_names(text, code, assigned))  # asked of a path only the run knows
     defaulted = functools.cache(lambda: _defaulted_names(text, assigned))  # and so
     container = _containers(text, code, spans, read, start, elsewhere, inside)
@@ -1789,7 +1792,8 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
         looped = _looped(read.loops, at, written, _in_force(assigned, at, start)) if "$" in written else None
         for word in looped if looped is not None else [written]:  # a loop's variable: each word of its list
             places = _ran_places(read, at, word, (at in elsewhere, at in data, at in arguments), start, tails,
-                                 unseen, listed, defaulted, functools.partial(container, at), _made_at(text, at), lost)
+                                 unseen, listed, defaulted, functools.partial(container, at), _made_at(text, at), lost,
+                                 values)
             (named if at in arguments else found).update(
                 ((at, place, cwd), None) for place, cwd in places if place and place[0] in (TOP, FOLDER)
                 and posixpath.basename(place[1]) not in ("", ".", "..")
@@ -1901,7 +1905,8 @@ def _from_workspace(read: Reading, at: int, rest: str, site, data: bool) -> list
 
 def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool], start: dict[str, Place | None],
                 tails: dict, unseen: dict, listed=frozenset, defaulted=frozenset, inside=lambda: None, made=False,
-                lost: frozenset[str] = frozenset()) -> list[tuple[Place | None, Place | None]]:
+                lost: frozenset[str] = frozenset(), values=lambda at, name: None
+                ) -> list[tuple[Place | None, Place | None]]:
     """Where the file ``word`` at ``at`` runs (``_ran``) may be, each with the working folder it starts in (for one
     read as data, ``READ_AS_DATA``; for one a command's word names, ``ARGUMENT``); ``how``: whether it runs elsewhere
     (``_run_elsewhere``), whether it is read as data, whether a command's word names it alone (``_argument_words``:
@@ -1910,7 +1915,7 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
     ``Reading.globs`` (``_glob``), a written end to ``tails``, one only the run knows to ``unseen`` (each ``_ran``'s,
     keyed so that a word read from two folders is said once): one the text gave a value it lost (``_cleared``), or a
     file run (not read: `cp "$f"` of a `find`'s output is mostly the run's own) that a list read at run time names
-    (``listed()``: ``_listed_names``, ``_listed``)."""
+    (``listed()``: ``_listed_names``, ``_listed``); ``values``: ``_set_values``, for ``_run_unplaced``."""
     if (places := _contained(read, at, word, how, tails, inside)) is not None:
         return places  # run in a container whose options say where it is (``inside()``, ``_contained``)
     (elsewhere, data, argument), assigned, moved, bare = how, read.assigned, read.moved, _bare(word)
@@ -1937,18 +1942,89 @@ def _ran_places(read: Reading, at: int, word: str, how: tuple[bool, bool, bool],
         if argument:
             _parted_argument(read, at, bare, place, variables, site)
             continue  # (a start only the run knows: passed over)
-        # (an absolute path run: the checkout may be mounted there, ``_absolute_tail``; a file read as data where
-        # only the run knows the start of its path, `cat "$TMP/out"`, is mostly the run's own: a relative path's is)
-        if (tail := _ran_tail(word, place) or place is None and not data and _absolute_tail(bare)) and (
-                not data or made or _LITERAL.fullmatch(bare)):
-            tails[at, tail, site] = ""
-        elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())
-                                or _unknown_whole(bare, data, defaulted) or not data and _path_valued(bare, start, lost)
-                                ) and (said := _unseen(word, False)):  # (``_path_valued``'s ``lost``: see ``_read``)
-            unseen[at, said] = None
-        elif place is None and (pattern := _parted(bare)):
-            _glob(read, at, _globbed(pattern, variables), site, word)
+        _run_unplaced(read, at, word, place, (data, made, site), variables, start, (tails, unseen),
+                      (listed, defaulted, values, lost))
     return places
+
+
+def _run_unplaced(read: Reading, at: int, word: str, place: Place | None, how: tuple,
+                  variables: dict[str, Place | None], start: dict[str, Place | None], into: tuple[dict, dict],
+                  asked: tuple) -> None:
+    """What ``_ran_places`` makes of a file ``word`` at ``at`` runs or reads (``how``: whether it is read as data,
+    whether a makefile, the working folder there) that is no command's word alone: a written end to ``tails``, one only
+    the run knows to ``unseen`` (``into``), one with a written start and a part in a variable a glob (``_parted``, or
+    s49c's ``_valued_patterns`` where the text wrote out the values a variable it lost may hold); ``asked``: the
+    ``listed``, ``defaulted``, ``values`` and ``lost`` of ``_ran_places``."""
+    (data, made, site), (tails, unseen), (listed, defaulted, values, lost) = how, into, asked
+    bare, assigned = _bare(word), read.assigned
+    # (an absolute path run: the checkout may be mounted there, ``_absolute_tail``; a file read as data where
+    # only the run knows the start of its path, `cat "$TMP/out"`, is mostly the run's own: a relative path's is)
+    if (tail := _ran_tail(word, place) or place is None and not data and _absolute_tail(bare)) and (
+            not data or made or _LITERAL.fullmatch(bare)):
+        tails[at, tail, site] = ""
+    elif place is None and _cleared(bare, at, assigned, variables) and (
+            patterns := _valued_patterns(bare, at, values)):  # s49c: `bash "benchmarks/${SUB}/${NAME}"`
+        for pattern in patterns:
+            _glob(read, at, _globbed(pattern, variables), site, word)
+    elif place is None and (_cleared(bare, at, assigned, variables) or not data and _listed(bare, listed())
+                            or _unknown_whole(bare, data, defaulted) or not data and _path_valued(bare, start, lost)
+                            ) and (said := _unseen(word, False)):  # (``_path_valued``'s ``lost``: see ``_read``)
+        unseen[at, said] = None
+    elif place is None and (pattern := _parted(bare)):
+        _glob(read, at, _globbed(pattern, variables), site, word)
+
+
+_VALUE_PATTERN = re.compile(r'[\w.+*-]*(?:/+[\w.+*-]*)*')  # a value that is a path, or part of one (``_set_values``)
+_VALUED_MAX = 64  # the paths a word's variables' values may make at most (``_valued_patterns``); past it, none
+
+
+def _set_values(text: str, code: str, read: Reading):
+    """``values(at, name)``: the values ``text`` set the variable ``name`` to before ``at``, each as a pattern (its
+    quotes taken, an expansion in it a `*`, as ``_parted`` reads one), and `*` where the value it had before may stand
+    (the last set on a condition, a loop's or a function's body: set at a region's end, ``Reading.assigned``) or the
+    text never set it; None where a command only the run reads may have set it (``_writes``: `read -r N`, `export
+    $(cat .env)`, `eval "$C"`; a file sourced with such a writer, ``Reading.set_anything``) or a value is no path."""
+    writes = functools.cache(lambda: _writes(text, code))
+
+    def values(at: int, name: str) -> list[str] | None:
+        if any(end < at for end in read.set_anything) or any(
+                begin < at and (name in names or _ANY in names) for begin, names in writes()):
+            return None
+        events = [(begin, end) for each, _, begin, end in read.assigned if each == name and end <= at]
+        if not events:
+            return ["*"]
+        out = []
+        for begin, end in events:
+            if begin < end:
+                value = _AN_EXPANSION.sub("*", _bare(text[begin:end]))
+                if not _VALUE_PATTERN.fullmatch(value):
+                    return None
+                out.append(value)
+        if events[-1][0] < events[-1][1]:  # set last where it surely holds: that value alone
+            return out[-1:]
+        return list(dict.fromkeys([*out, "*"]))
+    return values
+
+
+def _valued_patterns(bare: str, at: int, values) -> list[str] | None:
+    """The paths a word run at ``at`` (``bare``: quotes taken) whose start is written may be (s49c), each a pattern:
+    each variable it expands one of its ``values`` (``_set_values``), any other expansion a `*`; None for a word that
+    starts at an expansion, one whose variable holds a value only the run knows, or too many."""
+    if bare.startswith("$") or "`" in bare or "$(" in bare:
+        return None
+    found = [""]
+    last = 0
+    for m in _VARIABLE.finditer(bare):
+        each = values(at, m["braced"] or m["bare"])
+        if each is None:
+            return None
+        found = [f"{done}{bare[last:m.start()]}{value}" for done in found for value in each]
+        last = m.end()
+        if len(found) > _VALUED_MAX:
+            return None
+    found = [_AN_EXPANSION.sub("*", f"{done}{bare[last:]}") for done in found]
+    return [pattern for pattern in dict.fromkeys(posixpath.normpath(p) for p in found)
+            if _PARTED.fullmatch(pattern) and not pattern.startswith("..")] or None
 
 
 # A word that starts at an expansion the reading does not follow: a default (`${S:-x.sh}`, `${S:=x.sh}`, the
