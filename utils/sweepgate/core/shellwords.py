@@ -1780,7 +1780,7 @@ def _ran(text: str, code: str, read: Reading, start: dict[str, Place | None],
     so, its site ``READ_AS_DATA``; a word that expands a loop's variable is each word of its list (``_looped``), one
     with a glob every file it matches (``Reading.globs``). ``code``: ``text``'s code (``shellcode.parts``, ``spans``)."""
     assigned, moved, before = read.assigned, read.moved, len(read.unseen)
-    words, elsewhere, data, arguments = _ran_words(text, code, literal, spans, _a_path(assigned, start, lost))
+    words, elsewhere, data, arguments = _ran_words(text, code, literal, spans, _a_path(assigned, start, lost), (start, read))
     found: dict[tuple[int, Place, Place | None], None] = {}
     named: dict[tuple[int, Place, Place | None], None] = {}  # by a command's word alone (``Reading.arguments``)
     tails: dict[tuple[int, str, Place | None], None] = {}
@@ -2090,7 +2090,7 @@ def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, in
     return False
 
 
-def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: False
+def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: False, sourced=({}, None)
                ) -> tuple[list[tuple[int, str]], set[int], set[int], set[int]]:
     """The words ``_ran`` reads as files run or read (each an offset and the word), the offsets of those an interpreter
     runs (or a reader reads) where only the run knows the working folder (``_run_elsewhere``; ``spans``: the code's
@@ -2115,8 +2115,18 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
               and _with_an_interpreter(text, ends, m.start(), m.end())]
     arguments, commands = _argument_words(text, code, literal)
     words += commands
-    called = _called_with(code, spans, [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)])
-    words += [(at, word) for at, word in arguments if any(begin <= at < end for begin, end in called)]
+    runners = _runners(code, spans, [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)])
+    inherited = []  # (s49c) the functions that run a parameter a file sourced before defines (or one sourcing this)
+    if sourced[1] is not None:  # and those this one defines, for a file sourcing it: its ``Reading.left``
+        inherited = [(name[len(_RUNS_ARGUMENT):], end) for name, _, _, end in sourced[1].assigned
+                     if name.startswith(_RUNS_ARGUMENT)] + [(name[len(_RUNS_ARGUMENT):], 0) for name in sourced[0]
+                                                            if name.startswith(_RUNS_ARGUMENT)]
+        sourced[1].left.update((f"{_RUNS_ARGUMENT}{r.name}", None) for r in runners)
+    called, handed = _called_with(code, runners), _called_with(code, [], inherited)
+    # (a call of a function a file sourced defines: only a word that spells a path, `run_it shared/x.sh`, not `b300`,
+    # which would have the tracked files listed for a name no file has)
+    words += [(at, word) for at, word in arguments if any(begin <= at < end for begin, end in called) or (
+        "/" in word or _SCRIPT_SUFFIX.search(_bare(word))) and any(begin <= at < end for begin, end in handed)]
     ran = {at for at, _ in words}
     taken = ran | {at for at, _ in read}
     arguments = [(at, word) for at, word in arguments if at not in taken]
@@ -2126,23 +2136,35 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
     return words + read + arguments + made, elsewhere, data - ran | named | {at for at, _ in made}, named
 
 
+# A name noted among a file's variables (``Reading.left``) for each function it defines whose body runs a parameter
+# (s49c: handed, as its variables are, to the file that sources it, ``_called_with``): no variable's name has a blank
+_RUNS_ARGUMENT = " runs-argument "
+_SCRIPT_SUFFIX = re.compile(r'\.(?:sh|bash|py)$')
 # A positional parameter as a word (`"$1"`, `${2}`, `"$@"`): in a function's body, a word of where it is called
 _POSITIONAL_WORD = re.compile(r'"?\$(?:[1-9*@]|\{(?:[1-9]|[*@])\})"?')
 
 
-def _called_with(code: str, spans, running: list[int]) -> list[tuple[int, int]]:
-    """Where the words stand of each call of a function whose body runs a positional parameter (``running``: the
-    offsets of the interpreters' words that are one: `run() { bash "$1"; }; run shared/x.sh`): each from the
-    function's name to its pipeline's end, after the body (``shellflow``'s FUNCTION regions). Each word there is read
-    as a file run (what it sources followed), whichever parameter the body runs: more than bash runs, never less."""
+def _runners(code: str, spans, running: list[int]) -> list[shellflow.Region]:
+    """The functions whose body runs a positional parameter (``running``: the offsets of the interpreters' words that
+    are one: `run() { bash "$1"; }`), ``shellflow``'s FUNCTION regions."""
     if not running:
         return []
+    return [r for r in shellflow.regions(code, spans)
+            if r.kind == shellflow.FUNCTION and r.name and any(r.start <= at < r.end for at in running)]
+
+
+def _called_with(code: str, runners: list[shellflow.Region], inherited=()) -> list[tuple[int, int]]:
+    """Where the words stand of each call of a function whose body runs a positional parameter (``runners``,
+    ``_runners``: `run() { bash "$1"; }; run shared/x.sh`): each from the function's name to its pipeline's end, after
+    the body; and of one a file sourced before defines (``inherited``: its name and the offset from which it is
+    defined, s49c: `source lib.sh; run shared/x.sh`). Each word there is read as a file run (what it sources
+    followed), whichever parameter the body runs: more than bash runs, never less."""
     found = []
-    for r in shellflow.regions(code, spans):
-        if r.kind == shellflow.FUNCTION and r.name and any(r.start <= at < r.end for at in running):
-            for m in re.compile(rf'(?<![\w./$-]){re.escape(r.name)}(?=[ \t])').finditer(code, r.end, r.reach):
-                if _at_command_start(code, m.start()):
-                    found.append((m.end(), e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)))
+    for name, begin, reach in [*((r.name, r.end, r.reach) for r in runners),
+                               *((name, at, len(code)) for name, at in inherited)]:
+        for m in re.compile(rf'(?<![\w./$-]){re.escape(name)}(?=[ \t])').finditer(code, begin, reach):
+            if _at_command_start(code, m.start()):
+                found.append((m.end(), e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)))
     return found
 
 
