@@ -2115,7 +2115,7 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
               and _with_an_interpreter(text, ends, m.start(), m.end())]
     arguments, commands = _argument_words(text, code, literal)
     words += commands
-    runners = _runners(code, spans, [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)])
+    runners = _runners(text, code, spans, words)
     inherited = []  # (s49c) the functions that run a parameter a file sourced before defines (or one sourcing this)
     if sourced[1] is not None:  # and those this one defines, for a file sourcing it: its ``Reading.left``
         inherited = [(name[len(_RUNS_ARGUMENT):], end) for name, _, _, end in sourced[1].assigned
@@ -2144,13 +2144,22 @@ _SCRIPT_SUFFIX = re.compile(r'\.(?:sh|bash|py)$')
 _POSITIONAL_WORD = re.compile(r'"?\$(?:[1-9*@]|\{(?:[1-9]|[*@])\})"?')
 
 
-def _runners(code: str, spans, running: list[int]) -> list[shellflow.Region]:
-    """The functions whose body runs a positional parameter (``running``: the offsets of the interpreters' words that
-    are one: `run() { bash "$1"; }`), ``shellflow``'s FUNCTION regions."""
-    if not running:
+def _runners(text: str, code: str, spans, words: list[tuple[int, str]]) -> list[shellflow.Region]:
+    """The functions whose body runs a positional parameter (``words``: the interpreters' words, each an offset and
+    the word: `run() { bash "$1"; }`), or a variable it set from one before (s49c: `local script="$1"; bash
+    "$script"`), ``shellflow``'s FUNCTION regions."""
+    running = [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)]
+    copies = [(at, m["braced"] or m["bare"]) for at, word in words if (m := _VARIABLE.fullmatch(_bare(word)))]
+    if not running and not copies:
         return []
-    return [r for r in shellflow.regions(code, spans)
-            if r.kind == shellflow.FUNCTION and r.name and any(r.start <= at < r.end for at in running)]
+    return [r for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION and r.name and (
+        any(r.start <= at < r.end for at in running) or any(
+            r.start <= at < r.end and _copied_parameter(name).search(text, r.start, at) for at, name in copies))]
+
+
+def _copied_parameter(name: str) -> re.Pattern:
+    """An assignment of ``name`` to a positional parameter alone (`script="$1"`, `local s=${2}`, `declare -r s="$@"`)."""
+    return re.compile(rf'(?<![\w$./-]){re.escape(name)}=(["\']?)\$(?:\{{?[1-9]\}}?|@|\*)\1(?=[\s;)}}]|$)')
 
 
 def _called_with(code: str, runners: list[shellflow.Region], inherited=()) -> list[tuple[int, int]]:
