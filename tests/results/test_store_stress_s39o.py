@@ -27,25 +27,41 @@ def _env() -> dict:
     return env
 
 
-# An ingest whose first INSERT into the results table lets another ingest of the same files run to its end
-# first: its SELECT of the stored keys found none, and the rows it then inserts are stored meanwhile (two CI
-# jobs ingesting one artifact). The hook is SQLAlchemy's, the commands both sweepgate's own.
-LOSER = """
-import subprocess, sys
+# An ingest whose first INSERT into the results table starts another ingest of the same files (two CI jobs
+# ingesting one artifact) and goes on once that one waits on a lock or has ended. Before s49b's lock of the runs a
+# file writes, the other ran to its end first, and the rows this one then inserted were stored meanwhile: a lost
+# race psycopg logged on stderr. The hook is SQLAlchemy's, the commands both sweepgate's own.
+HOLDER = """
+import json, subprocess, sys, time
 import sqlalchemy as sa
 from sweepgate import cli
 
-other = sys.argv[1:]
-ran = []
+said, other = sys.argv[1], sys.argv[2:]
+url = other[other.index("--db") + 1]
+started = []
+
+def waiting():
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return bool(conn.execute(sa.text(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")).scalar())
+    finally:
+        engine.dispose()
 
 @sa.event.listens_for(sa.engine.Engine, "before_cursor_execute")
 def first_insert(conn, cursor, statement, parameters, context, executemany):
-    if not ran and statement.startswith("INSERT INTO results"):
-        ran.append(subprocess.run(other, capture_output=True, text=True))
-        said = ran[0].stderr.splitlines()  # the one line that says its rows are on no ref (a JSONL with no sidecar)
-        assert ran[0].returncode == 0 and len(said) == 1 and " stored on no ref (" in said[0], ran[0].stderr
+    if not started and statement.startswith("INSERT INTO results"):
+        started.append(subprocess.Popen(other, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        while started[0].poll() is None and not waiting():
+            time.sleep(0.05)
 
-sys.exit(cli.main(["results", "ingest", *other[other.index("ingest") + 1:]]) or (0 if ran else 9))
+code = cli.main(["results", "ingest", *other[other.index("ingest") + 1:]]) or (0 if started else 9)
+out, err = started[0].communicate(timeout=240) if started else ("", "")
+with open(said, "w") as f:
+    json.dump({"returncode": started[0].returncode if started else None, "stdout": out, "stderr": err}, f)
+sys.exit(code)
 """
 
 
@@ -61,30 +77,36 @@ def _long_jsonl(path, lines: int):
     return path
 
 
-def _losing_ingest(tmp_path, url: str, *paths) -> subprocess.CompletedProcess:
-    """`results ingest --db URL PATHS` whose INSERT meets the rows the same ingest in another process stored
-    meanwhile (``LOSER``); exit 9: it never inserted."""
+def _held_ingest(tmp_path, url: str, *paths) -> tuple[subprocess.CompletedProcess, dict]:
+    """`results ingest --db URL PATHS` that starts the same ingest in another process at its first INSERT
+    (``HOLDER``): its own process, and what the other said (returncode, stdout, stderr); exit 9: it never
+    inserted."""
     ingest_argv = [sys.executable, "-m", "sweepgate", "results", "ingest", "--db", url, *map(str, paths)]
-    script = tmp_path / "loser.py"
-    script.write_text(LOSER, encoding="utf-8")
-    return subprocess.run([sys.executable, str(script), *ingest_argv], env=_env(), capture_output=True, text=True,
-                          timeout=300)
+    script, said = tmp_path / "holder.py", tmp_path / "other.json"
+    script.write_text(HOLDER, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), str(said), *ingest_argv], env=_env(), capture_output=True,
+                          text=True, timeout=300)
+    return done, json.loads(said.read_text(encoding="utf-8")) if said.exists() else {}
 
 
 @pytest.mark.usefixtures("pg_server")
-def test_an_ingest_that_loses_a_postgresql_insert_race_says_nothing_of_it(pg_url, tmp_path):
-    """s39o: two ingests of one JSONL (many rows, one INSERT of them all, which psycopg sends as a pipeline)
-    into PostgreSQL: the one whose INSERT met the other's rows committed meanwhile started over and stored
-    nothing twice, exit 0, but psycopg logged its aborted pipeline on stderr, `error ignored terminating
-    <psycopg.Pipeline [INERROR, pipeline=ON] (host=... user=... database=...) at 0x...>: pipeline aborted`,
-    once per lost race (the server's refusal of the first row came back while the rest were still sent)."""
+def test_two_ingests_of_one_long_jsonl_into_postgresql_store_it_once_and_say_nothing_of_each_other(pg_url, tmp_path):
+    """s39o: two ingests of one JSONL (many rows, one INSERT of them all, which psycopg sends as a pipeline) into
+    PostgreSQL. Then the one whose INSERT met the other's rows committed meanwhile started over and stored nothing
+    twice, but psycopg logged its aborted pipeline on stderr, once per lost race. Since s49b each file's writer
+    first locks the runs it writes: the second waits for the first's commit, finds every row stored and says so,
+    and neither says anything else (the first the one line that its rows are on no ref, a JSONL with no
+    sidecar)."""
     path = _long_jsonl(tmp_path / "runs.jsonl", LONG_RUNS)
     records = ingest.records_of(path)
     assert len(records) == LONG_RUNS
-    done = _losing_ingest(tmp_path, pg_url, path)
+    done, other = _held_ingest(tmp_path, pg_url, path)
     assert done.returncode == 0, done.stderr
-    assert done.stderr == ""  # was psycopg's "error ignored terminating <psycopg.Pipeline ...>: pipeline aborted"
-    assert f"ingested {len(records)} results (0 new)" in done.stdout
+    assert f"ingested {len(records)} results ({len(records)} new)" in done.stdout, done.stdout
+    said = done.stderr.splitlines()
+    assert len(said) == 1 and " stored on no ref (" in said[0], done.stderr
+    assert other["returncode"] == 0 and other["stderr"] == "", other
+    assert f"ingested {len(records)} results (0 new)" in other["stdout"], other
     with store.open_store(pg_url) as st:
         assert len(st.run_results(records[0]["run-id"])) == len(records)
 
