@@ -307,14 +307,7 @@ def _mark_copies(args, deferred, interrupted) -> None:
     if not (args.run_cancelled and args.run_id) or interrupted:
         return
     attempt = args.attempt or 1
-    st = _existing_store(deferred)
-    if st is None:
-        return  # no store (a new SQLite file this ingest did not make): no copies; none made to say so
-    try:
-        marked = st.mark_copies_cancelled(args.run_id, attempt)
-    finally:
-        if st is not deferred.store:
-            st.engine.dispose()
+    marked = _on_existing_store(deferred, lambda st: st.mark_copies_cancelled(args.run_id, attempt))
     if marked:
         say(f"marked {count(marked, 'result')} `ci reuse` recorded against run {args.run_id} (attempt {attempt}) as "
             "of a cancelled run", sys.stdout)
@@ -337,18 +330,25 @@ def _unmark_carried(args, deferred, interrupted, problems: list) -> None:
                              f"{count(len(problems), 'file')} this ingest refused may be of jobs attempt {attempt} ran "
                              "again", hint="fix them and ingest them again with the same flags")])
         return
-    st = _existing_store(deferred)
-    if st is None:
-        return
-    try:
-        unmarked = st.unmark_carried(args.run_id, attempt)
-    finally:
-        if st is not deferred.store:
-            st.engine.dispose()
+    unmarked = _on_existing_store(deferred, lambda st: st.unmark_carried(args.run_id, attempt))
     if unmarked:
         say(f"un-marked {count(unmarked, 'result')} of run {args.run_id}'s earlier attempts that attempt {attempt} "
             "carries (jobs that succeeded and were not run again, and `ci reuse` copies): no longer of a cancelled "
             "run", sys.stdout)
+
+
+def _on_existing_store(deferred, work):
+    """``work(store)`` on the store the ingest wrote or the one its URL names (``_existing_store``), closed after
+    when opened here; None when there is none (a new SQLite file this ingest did not make: nothing to mark or
+    un-mark, and none made to say so)."""
+    st = _existing_store(deferred)
+    if st is None:
+        return None
+    try:
+        return work(st)
+    finally:
+        if st is not deferred.store:
+            st.engine.dispose()
 
 
 def _existing_store(deferred):
