@@ -549,14 +549,19 @@ PERF_CONSOLE_TABLE = re.compile(r"%s(?P<client>%s)(?: \|[^\n]*)?[ \t]*\n[ \t]*[\
 
 
 def _console_table(text: str) -> re.Match | None:
-    """The first console table of ``PERF_CONSOLE_TABLE``'s form in ``text``, else None: the title and border are
-    searched for in place (the regular expression's literal start, in C), and a match is taken where only blanks
-    stand before the title on its line; nothing of the text is split or copied, however long."""
-    found = PERF_CONSOLE_TABLE.search(text)
+    """The first console table of ``PERF_CONSOLE_TABLE``'s form in ``text``, else None (``_at_line_start``)."""
+    return _at_line_start(PERF_CONSOLE_TABLE, text)
+
+
+def _at_line_start(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The first match of ``pattern`` in ``text`` where only blanks stand before it on its line, else None: searched
+    for in place (the regular expression's literal start, in C); nothing of the text is split or copied, however
+    long."""
+    found = pattern.search(text)
     while found:
         if _line_starts(text, found.start()):
             return found
-        found = PERF_CONSOLE_TABLE.search(text, found.start() + 1)
+        found = pattern.search(text, found.start() + 1)
     return None
 
 
@@ -623,16 +628,10 @@ def refuse_console(text: str, path: str) -> None:
                    "table, figures rounded for display), not the client's saved result",
                    "run the client with --save-result (vllm bench serve) or --output-file (sglang.bench_serving) "
                    "and ingest that JSON, or remove the file")
-    found = VLLM_THROUGHPUT_LINE.search(text)
-    while found:
-        if _line_starts(text, found.start()):
-            raise fail(path, 1, "format: a vLLM benchmark_throughput console output (its 'Throughput: ... requests/s, "
-                       "...' line: offline generation, no serving latencies), not a serving result", VLLM_SERVING_HINT)
-        found = VLLM_THROUGHPUT_LINE.search(text, found.start() + 1)
-    found = VLLM_LATENCY_LINES.search(text)
-    while found:
-        if _line_starts(text, found.start()):
-            raise fail(path, 1, "format: a vLLM benchmark_latency console output (its 'Avg latency: ... seconds' and "
-                       "percentile lines: one offline batch's latency, no requests served at a concurrency), not a "
-                       "serving result", VLLM_SERVING_HINT)
-        found = VLLM_LATENCY_LINES.search(text, found.start() + 1)
+    if _at_line_start(VLLM_THROUGHPUT_LINE, text):
+        raise fail(path, 1, "format: a vLLM benchmark_throughput console output (its 'Throughput: ... requests/s, "
+                   "...' line: offline generation, no serving latencies), not a serving result", VLLM_SERVING_HINT)
+    if _at_line_start(VLLM_LATENCY_LINES, text):
+        raise fail(path, 1, "format: a vLLM benchmark_latency console output (its 'Avg latency: ... seconds' and "
+                   "percentile lines: one offline batch's latency, no requests served at a concurrency), not a "
+                   "serving result", VLLM_SERVING_HINT)
