@@ -247,7 +247,7 @@ def _check_matrix_digest(args, matrix_file: str) -> None:
     """Before anything of the row is read: the matrix artifact must be the one run-sweep.yml's setup job
     published the digest of (--matrix-digest, else $MATRIX_DIGEST, which the templates always set: set and
     empty is a caller that passed none, refused). Neither given (a row looked up by hand): no check."""
-    from sweepgate.commands.results_sidecar import CONTEXT_ENV
+    from sweepgate.core.jobfile import CONTEXT_ENV
     from sweepgate.core.fields import MATRIX_DIGEST_ENV
 
     if args.matrix_digest is not None:

@@ -424,7 +424,7 @@ def _no_ref_line(raw: bool, files: dict[str, tuple[int, int]]):
                                "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate "
                                "test-config` writes FILE), or with the .job.json that the benchmark job's `sweepgate "
                                f"results sidecar` step writes beside {'each' if others else 'it'}")
-    from sweepgate.commands.results_sidecar import CONTEXT_ENV
+    from sweepgate.core.jobfile import CONTEXT_ENV
     from sweepgate.results.sidecar import ref_place
 
     line, col = ref_place(first)

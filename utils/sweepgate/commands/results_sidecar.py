@@ -31,9 +31,9 @@ import sys
 
 from sweepgate.commands import argtypes
 from sweepgate.core.errors import fail, is_a_folder
+from sweepgate.core.jobfile import CONTEXT_ENV
 
 STATUS_ENV, STARTED_ENV, CONFIG_KEY_ENV = "JOB_STATUS", "JOB_STARTED", "CONFIG_KEY"
-CONTEXT_ENV = "JOB_CONTEXT_FILE"
 ATTEMPT_ENV = "GITHUB_RUN_ATTEMPT"
 UPLOAD_LINK_RULE = "upload-link"  # the title of a symbolic link in the folder to upload
 

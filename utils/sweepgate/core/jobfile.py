@@ -43,6 +43,7 @@ SUCCESS, FAILURE, CANCELLED = STATUSES = ("success", "failure", "cancelled")  # 
 # config key by split row id; `sweepgate results sidecar` reads it ($JOB_CONTEXT_FILE).
 MATRIX_FILE = "matrix.json"  # the run's matrix, which the same artifact carries
 CONTEXT_FILE = "job-context.json"
+CONTEXT_ENV = "JOB_CONTEXT_FILE"  # the variable the benchmark templates set to its path
 CONTEXT_CONFIG_KEYS = "config-keys"   # row id (<kind>/<index>) -> config key
 
 
