@@ -72,7 +72,9 @@ def _write_lock(conn: sa.Connection, runs=()) -> None:
     statement there reads what was committed when it began, so two writers of one run each decided on rows read
     before the other committed: one wrote its ref over the one the other had just filled in (``Provided``), and
     two outputs of one run were both stored, on two refs (``_one_ref_per_run``; s49b). A unique-key clash of
-    other writers is retried (``_lost_race``), as is a deadlock, which the runs' one order avoids."""
+    other writers is retried (``_lost_race``), as is a deadlock, which the runs' one order avoids. Marking a run's
+    records cancelled, or un-marking what a re-run carries, takes its run's lock too: without it a mark read the run
+    before a writer of it committed and left that writer's rows as they were (s50a)."""
     if conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
     elif conn.dialect.name == "postgresql" and runs:
@@ -356,7 +358,7 @@ class Store:
             results.c.run_id == run_id, results.c.attempt == attempt, results.c.run_cancelled.is_(False))
         try:
             with self.engine.begin() as conn:
-                _write_lock(conn)
+                _write_lock(conn, [run_id])
                 marks = [{"row_id": row.id, "marked": {**row.record, R.RUN_CANCELLED: True}}
                          for row in conn.execute(query) if _is_record(row.record) and row.record.get(R.REUSED_FROM)]
                 if marks:
@@ -379,7 +381,7 @@ class Store:
             results.c.run_id == run_id, results.c.attempt <= attempt)
         try:
             with self.engine.begin() as conn:
-                _write_lock(conn)
+                _write_lock(conn, [run_id])
                 jobs: dict[tuple, list] = {}  # (attempt, job's result file) -> its rows
                 for row in conn.execute(query):
                     if _is_record(row.record):
