@@ -280,7 +280,8 @@ def run(args) -> int:
     _report_provided(outcome.provided, args.verbose)
     # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
     last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
-            + ("" if st.opened and outcome.results else "; nothing stored"))  # also: the store refused every file
+            + ("" if st.opened and (outcome.results or outcome.provided)  # a ref or commit filled in is written
+               else "; nothing stored"))  # also: the store refused every file
     if jsonl and fd is None and not outcome.records and (problems or outcome.interrupted):
         pass  # a new FILE is made only with records, or empty by an ingest that succeeds (--allow-empty)
     elif jsonl:

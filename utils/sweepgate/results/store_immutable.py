@@ -184,6 +184,45 @@ def _given_now(stored: dict, rec: dict) -> list[str]:
     return [f for f in GIVEN_LATER if stored.get(f) is None and rec.get(f) is not None]
 
 
+def _given_by_sidecar(conn, placeholders: list[dict], url: str) -> list[Provided]:
+    """A ``Provided`` for each stored row of the jobs of ``placeholders`` (records a job's sidecar alone made, or its
+    output cut short, kept out behind that job's stored output: ``_fills``, ``_eval_partners``) that the placeholder
+    gives a ref or commit (GIVEN_LATER) the row was stored without. A job's rows are its output's under the job's
+    result name ``X`` (``X#N`` for each measurement of an output of several) and its eval scores' under ``X-eval``
+    (an eval-only job's, a throughput job's beside its output), or, for a placeholder of a cut-short ``X-eval``,
+    those of ``X``; a row is the job's only where every field of the job it holds agrees with the sidecar's
+    (``_changes``: the status and eval scores aside, which the placeholder has not): a job called ``gsm-eval`` is no
+    cut-short eval of job ``gsm``. The sidecar's job is the stored output's, so its ref is theirs too (s50a: a
+    sidecar alone, its job.ref written in after its output was stored on no ref, filled in nothing)."""
+    out: list[Provided] = []
+    for rec in placeholders:
+        if not any(rec.get(f) is not None for f in GIVEN_LATER):
+            continue
+        name = str(rec[R.RESULT_FILENAME])
+        bases = {name, *([name[: -len(R.EVAL_SUFFIX)]] if name.endswith(R.EVAL_SUFFIX) else [])}
+        names = sorted({n for base in bases for n in (base, base + R.EVAL_SUFFIX)})
+        query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
+            results.c.run_id == rec[R.RUN_ID], results.c.attempt == rec[R.ATTEMPT],
+            sa.or_(results.c.result_filename.in_(names),
+                   *(results.c.result_filename.startswith(f"{n}#", autoescape=True) for n in names)))
+        try:
+            rows = list(conn.execute(query))
+        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+            raise damaged(url, f"not JSON: {exc}") from None
+        for row in rows:
+            stored, filename = row.record, row.result_filename
+            if not any(filename == n or filename.startswith(f"{n}#") and filename[len(n) + 1:].isdigit()
+                       for n in names):
+                continue  # 'X#draft': no measurement's line of an output X
+            if not _is_record(stored):
+                raise damaged(url, f"not a result record: {json.dumps(stored)[:60]}")
+            if R.is_placeholder(stored) or not set(_changes(stored, rec)) <= {R.STATUS, R.EVALS}:
+                continue  # a placeholder: another job's, or one ``_given_now`` gives it as any record
+            if fields := [f for f in GIVEN_LATER if stored.get(f) is None and rec.get(f) is not None]:
+                out.append(Provided(stored, rec, fields))
+    return out
+
+
 def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict], list[dict]]:
     """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out
     behind their job's stored scores; placeholders kept out beside their job's stored placeholder)
