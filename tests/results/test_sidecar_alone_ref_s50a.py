@@ -119,3 +119,13 @@ def test_a_sidecar_alone_that_differs_from_its_stored_job_fills_in_nothing(tmp_p
         rc, out, err = _ingest(capsys, db, folder, ok=False)
         assert rc == 1 and len(err.splitlines()) == 1 and "filled in" not in out, (case, out, err)
         assert _refs(db) == [("res", None, None), ("res-eval", None, None), ("res2", PR, SHA)], (case, out, err)
+
+
+def test_a_job_named_like_another_s_eval_scores_gives_that_job_nothing(tmp_path, capsys, db):
+    """Job `gsm-eval` (a throughput job of its own, started later) and job `gsm` of one run, both on no ref: the
+    sidecar alone of `gsm-eval` could be of `gsm`'s scores cut short by its name, but `gsm`'s job differs."""
+    _ingest(capsys, db, _job(tmp_path / "a", name="gsm", ref=None),
+            _job(tmp_path / "b", name="gsm-eval", ref=None, started="2026-01-01T11:59:00+00:00"))
+    rc, out, err = _ingest(capsys, db, _job(tmp_path / "side", name="gsm-eval", outputs=(), ref=MAIN,
+                                            started="2026-01-01T11:59:00+00:00"))
+    assert _refs(db) == [("gsm", None, SHA), ("gsm-eval", MAIN, SHA)], out + err
