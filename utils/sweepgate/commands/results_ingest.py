@@ -246,6 +246,13 @@ def _stored_as(rec: dict) -> str:
     return f"{rec[RESULT_FILENAME]} of run {rec[RUN_ID]}"
 
 
+def _count_line(outcome, where: str, opened: bool) -> str:
+    """CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last. Nothing was
+    stored when no file was (also: the store refused every file), and no stored result's ref or commit filled in."""
+    return (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
+            + ("" if opened and (outcome.results or outcome.provided) else "; nothing stored"))
+
+
 def run(args) -> int:
     from sweepgate.results import ingest, store
 
@@ -278,10 +285,7 @@ def run(args) -> int:
     held = _say(args, [*key_warnings, *walked.warnings, *outcome.warnings], outcome, problems)
     _report_skipped(walked, outcome, args.verbose, held)
     _report_provided(outcome.provided, args.verbose)
-    # CONTRACTS §8 spells this line for tools that read it: "results" even for one, and stdout's last.
-    last = (f"ingested {outcome.results} results ({outcome.new} new) into {where}"
-            + ("" if st.opened and (outcome.results or outcome.provided)  # a ref or commit filled in is written
-               else "; nothing stored"))  # also: the store refused every file
+    last = _count_line(outcome, where, st.opened)
     if jsonl and fd is None and not outcome.records and (problems or outcome.interrupted):
         pass  # a new FILE is made only with records, or empty by an ingest that succeeds (--allow-empty)
     elif jsonl:
