@@ -81,6 +81,8 @@ CASES = [
      "push to main"),
     ("push-branch", "push", push_event(ref="refs/heads/feature"), "", "skip", "only pushes to"),
     ("push-deleted", "push", {**push_event(), "deleted": True}, "", "skip", "deleted"),
+    ("push-null-after", "push", push_event(after="0" * 40), "", "skip", "deleted"),
+    ("push-null-after-sha256", "push", push_event(after="0" * 64), "", "skip", "deleted"),
     ("other-event", "workflow_dispatch", {}, "", "skip", "workflow_dispatch"),
     ("all-evals", "pull_request", pr_event(labels=[SWEEP, decision.ALL_EVALS_LABEL]), "", "trimmed", "+"),
     ("modifier-label-added", "pull_request",
@@ -126,8 +128,9 @@ def test_pr_refs_and_modifiers():
 def test_push_refs():
     d = decision.decide("push", push_event())
     assert (d.base_ref, d.head_ref, d.pr_number) == (BASE_SHA, HEAD_SHA, "")
-    first = decision.decide("push", push_event(before=decision.ZERO_SHA))
-    assert first.base_ref == f"{HEAD_SHA}^"
+    for null in ("0" * 40, "0" * 64):  # git's null object id, SHA-1 or SHA-256 (fields.null_sha)
+        first = decision.decide("push", push_event(before=null))
+        assert first.base_ref == f"{HEAD_SHA}^", null
 
 
 def test_outputs_are_complete_strings():

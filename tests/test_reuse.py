@@ -575,7 +575,10 @@ def test_reuse_refuses_a_short_ref_or_commit_before_recording_anything(repo, tmp
 
 
 @pytest.mark.parametrize("name,value,said", [("GITHUB_REF", "main", "GITHUB_REF: 'main' is not a full ref; "),
-                                             ("GITHUB_SHA", "abc", "GITHUB_SHA: 'abc' is not a full commit SHA (")])
+                                             ("GITHUB_SHA", "abc", "GITHUB_SHA: 'abc' is not a full commit SHA ("),
+                                             *(("GITHUB_SHA", null, f"GITHUB_SHA: '{null}' is git's null object id, "
+                                                "no commit; leave GITHUB_SHA as the runner sets it")  # s50a: recorded
+                                               for null in ("0" * 40, "0" * 64))])
 def test_reuse_refuses_a_short_ref_or_commit_from_the_environment(repo, tmp_path, name, value, said):
     """Review 18: the flags were checked, but GITHUB_SHA=abc (a hand run) was recorded as the commit
     of every reused result, and GITHUB_REF=main as its ref."""

@@ -363,7 +363,7 @@ def _sidecar_status(path: str) -> str:
 def _recorded_under(args, head: str) -> tuple[str | None, str]:
     """The ref and commit reused results are recorded under: the flags (their types check them), else
     GitHub's variables, checked alike (by hand, GITHUB_SHA=abc was stored as the commit)."""
-    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID, NULL_SHA_SAID, null_sha
     from sweepgate.core.jobfile import is_full_ref
 
     if args.pr_number is not None:
@@ -384,6 +384,9 @@ def _recorded_under(args, head: str) -> tuple[str | None, str]:
     if not COMMIT_SHA.fullmatch(commit):
         raise fail("GITHUB_SHA", 0, f"{commit!r} is not a full commit SHA ({COMMIT_SHA_SAID})",
                    "leave GITHUB_SHA as the runner sets it, or pass --commit")
+    if null_sha(commit):  # GitHub never sets it so (--commit refuses it too): no report may name it
+        raise fail("GITHUB_SHA", 0, f"{commit!r} {NULL_SHA_SAID}",
+                   "leave GITHUB_SHA as the runner sets it (the commit the run checked out), or pass --commit")
     return ref, commit
 
 

@@ -228,7 +228,7 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
     another: the job's results would be lost at the collect job); each wrong value on a line of its own, no
     sidecar written."""
     from sweepgate.core.errors import Diagnostic, SweepgateError
-    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID
+    from sweepgate.core.fields import COMMIT_SHA, COMMIT_SHA_SAID, NULL_SHA_SAID, null_sha
     from sweepgate.core.jobfile import is_full_ref
     from sweepgate.core.keypatterns import config_key_problem
 
@@ -244,6 +244,15 @@ def _check_values(run_id: str, ref: str | None, commit: str | None, started: str
             "write the job context with `sweepgate ci split --job-context`")
     if commit is not None and not COMMIT_SHA.fullmatch(commit):
         bad("GITHUB_SHA", commit, f"a full commit SHA ({COMMIT_SHA_SAID})", "leave GITHUB_SHA as the runner sets it")
+    elif commit is not None and null_sha(commit):  # GitHub never sets it so; ingest would refuse the sidecar (s48h)
+        context = os.environ.get(CONTEXT_ENV)
+        from_context = bool(context) and commit != os.environ.get("GITHUB_SHA")
+        found.append(Diagnostic(context if from_context else "GITHUB_SHA", 0, 0, JOB_ENV_RULE,
+                                f"{commit!r} {NULL_SHA_SAID}",
+                                "write the job context with `sweepgate ci split --job-context FILE --commit SHA`, the "
+                                "commit the jobs check out" if from_context else
+                                "leave GITHUB_SHA as the runner sets it (the commit the job checked out; by hand, git rev-parse "
+                                "HEAD), or unset it"))
     if started is not None:
         _check_started(started, bad)
     if config_key is not None and (problem := config_key_problem(config_key)):

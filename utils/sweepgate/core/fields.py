@@ -288,8 +288,9 @@ NULL_SHA_SAID = "is git's null object id, no commit"  # of a COMMIT_SHA all zero
 
 
 def null_sha(text: str) -> bool:
-    """Whether ``text`` (a ``COMMIT_SHA``) is git's null object id, which names no commit."""
-    return not text.strip("0")
+    """Whether ``text`` is git's null object id (a ``COMMIT_SHA`` all zeros), which names no commit: a push event's
+    `before` of a branch's first push and `after` of its deletion, never a commit a job checked out (GITHUB_SHA)."""
+    return bool(COMMIT_SHA.fullmatch(text)) and not text.strip("0")
 SHORT_SHA = 12  # hex digits a message or report names a commit (or another git object) by
 
 # --- plan: how a config key's recipe changed from base to head (KeyDiff.status; the keys of the plan's `diff`) ---

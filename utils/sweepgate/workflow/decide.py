@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sweepgate.core.errors import fail
-from sweepgate.core.fields import BASE_REF, HEAD_REF, MAIN_REF
+from sweepgate.core.fields import BASE_REF, HEAD_REF, MAIN_REF, null_sha
 
 # --- labels and markers (the only place they are spelled) -------------------------
 SWEEP_LABEL = "sweep-enabled"  # trimmed sweep (--trim-conc)
@@ -30,7 +30,6 @@ LABEL_MARKER = "sweep"
 SKIP_MARKER = "[skip-sweep]"
 APPROVE_COMMAND = "/sweep"  # a maintainer's PR comment: /sweep <full 40-hex head SHA>
 PR_ACTIONS = ("ready_for_review", "synchronize", "labeled", "unlabeled")
-ZERO_SHA = "0" * 40
 # Why a pull request runs nothing, said alike by `ci decide` (its event) and `ci dispatch` (its state via the API).
 DRAFT_SKIP = "draft PR: mark it ready for review to run a sweep"
 MARKER_SKIP = f"head commit message contains {SKIP_MARKER}"
@@ -114,6 +113,11 @@ def _skip(reason: str, **kw) -> Decision:
     return Decision(SKIP, reason, **kw)
 
 
+def _null(sha) -> bool:
+    """Whether a push payload's ``before`` or ``after`` is git's null object id (a branch made, or deleted)."""
+    return isinstance(sha, str) and null_sha(sha)
+
+
 def _decide_push(event: dict, source: str) -> Decision:
     """A push to main sweeps everything its changelog appends; other pushes skip."""
     ref = event.get("ref", "")
@@ -121,14 +125,14 @@ def _decide_push(event: dict, source: str) -> Decision:
         raise fail(source, 0, "push payload without its 'ref'", PAYLOAD_FIX, rule=PAYLOAD_RULE)
     if ref != MAIN_REF:
         return _skip(f"push to {ref}: only pushes to {MAIN_REF} run a sweep")
-    if event.get("deleted") or event.get("after") == ZERO_SHA:
+    if event.get("deleted") or _null(event.get("after")):
         return _skip("push deleted the branch")
     head = event.get("after") or ""
     if not head:  # GitHub always sends it: sweeping "" would sweep whatever the checkout holds
         raise fail(source, 0, "push payload without its 'after' commit",
                    PAYLOAD_FIX, rule=PAYLOAD_RULE)
     base = event.get("before") or ""
-    if not base or base == ZERO_SHA:
+    if not base or _null(base):
         base = f"{head}^"
     return Decision(FULL, "push to main: full sweep of the appended changelog entries",
                     base_ref=base, head_ref=head)
