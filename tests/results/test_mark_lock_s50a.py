@@ -28,12 +28,14 @@ MAIN = "refs/heads/main"
 
 
 def _waiting(url: str) -> bool:
-    """Whether a connection to ``url``'s database waits on an advisory lock."""
+    """Whether a connection to ``url``'s database waits on an advisory lock (of that database: pg_locks is the
+    server's)."""
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
             return bool(conn.execute(sa.text(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).scalar())
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database())")).scalar())
     finally:
         engine.dispose()
 
