@@ -126,6 +126,10 @@ MARKERS = ("o", "s", "^", "D", "v", "P")
 # made a legend taller than the figure and one colour stand for five series).
 MAX_SERIES = len(PALETTE)
 LONG_LABEL = 48  # characters of a series label past which the legend takes one column
+# Characters of a line of a legend entry that names a recipe change (``legend_labels``), past which the change goes on
+# the next line: two of InferenceX's images (``rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_…``) on one
+# line ran past both edges of the figure at the smallest font (s50d)
+LEGEND_WRAP = 80
 SERIES = (R.CONFIG_KEY, *R.RECIPE_IDENTITY)  # one recipe: one colour, legend entry and pair of fronts
 BASE_FRONT, PR_FRONT = "baseline median front", "PR front"
 FRONT_GID = {BASE_FRONT: "baseline-front", PR_FRONT: "pr-front"}
@@ -185,8 +189,19 @@ def legend_labels(items: list[dict]) -> dict[tuple, str]:
     for s in series:
         said = dict.fromkeys(change for item in items if item["series"] == s for change in item.get("changes", ()))
         if said:
-            labels[s] += ": " + "; ".join(said)
+            labels[s] = _broken(printable(labels[s] + ": " + "; ".join(said)))
     return labels
+
+
+def _broken(entry: str) -> str:
+    """A legend entry over lines of at most LEGEND_WRAP characters, at its blanks where it has them (an image's
+    tag longer than a line is broken within), each line after the first indented under the series' name; ``_legend``
+    makes each line an entry of its own, with no marker, so the legend's rows are ``legend_rows``' lines."""
+    import textwrap
+
+    if len(entry) <= LEGEND_WRAP:
+        return entry
+    return "\n".join(textwrap.wrap(entry, LEGEND_WRAP, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def _hue(name: str) -> int:
@@ -800,8 +815,9 @@ def _legend(fig, items: list[dict], run: str, styles: dict[tuple, tuple[str, str
     title, who = run_words(items, run)
     labels = legend_labels(whole)
     drawn = {item["series"] for item in items if item["pr"]}  # a series whose every PR job failed: its name, no dot
-    handles = [Line2D([], [], marker=marker if s in drawn else "none", linestyle="none", color=color, label=labels[s])
-               for s, (color, marker) in styles.items()]
+    handles = [Line2D([], [], label=line, linestyle="none", color=color, marker="none" if i or s not in drawn else marker)
+               for s, (color, marker) in styles.items()  # an entry broken over lines: an entry a line, one column
+               for i, line in enumerate(labels[s].split("\n"))]
     base, lines = _baseline_and_fronts(items, styles, fronts, who, baseline, base_mark)
     handles += base + [Line2D([], [], label=label, **style) for style, label in told]
     if any(item["new"] for item in items):
@@ -869,22 +885,23 @@ def legend_columns(items: list[dict]) -> int:
     recipe change named after it: ``legend_labels``):
     two of those do not fit side by side and were cut off. ``items``: the whole group's, every part's, so
     its parts have one layout and the labels they share (``series_labels``)."""
-    longest = max((len(label) for label in legend_labels(items).values()), default=0)
-    return 1 if longest > LONG_LABEL else 2
+    labels = legend_labels(items).values()
+    return 1 if max(map(len, labels), default=0) > LONG_LABEL or any("\n" in label for label in labels) else 2
 
 
 def legend_rows(items: list[dict], whole: list[dict] | None = None, extra: int = 0) -> int:
-    """How many lines the legend of ``items`` takes (the figure grows by them): a line per series, the
-    baseline median where one shows, each front drawn (``fronts_drawn``), and each kind of mark drawn
-    (failed, not measured, each figure measured points lack, regressed, improved, new), in the
+    """How many lines the legend of ``items`` takes (the figure grows by them): a line per series (one per line of
+    an entry ``legend_labels`` broke), the baseline median where one shows, each front drawn (``fronts_drawn``), and
+    each kind of mark drawn (failed, not measured, each figure measured points lack, regressed, improved, new), in the
     ``legend_columns`` of ``whole`` (the group's items, when ``items`` is a part of it); ``extra``: more entries
     (a context recipe's)."""
     kinds = {item[k] for item in items for k in ("flag", "verdict") if item.get(k)} - {NOT_MEASURED}
     kinds |= {C.NEW for item in items if item["new"]}
     base = any(_base_shown(item) for item in items)  # else named by the failed points' entry, or not at all
-    entries = (len({item["series"] for item in items}) + base + len(fronts_drawn(items)) + len(kinds)
-               + len(cross_entries(items)) + extra)
-    return -(-entries // legend_columns(whole or items))
+    series = {item["series"] for item in items}
+    broken = sum(label.count("\n") for s, label in legend_labels(whole or items).items() if s in series)
+    entries = len(series) + base + len(fronts_drawn(items)) + len(kinds) + len(cross_entries(items)) + extra
+    return -(-entries // legend_columns(whole or items)) + broken  # a line of its own each: one column
 
 
 def fronts_drawn(items: list[dict]) -> set[str]:
