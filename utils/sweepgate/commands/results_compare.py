@@ -367,16 +367,16 @@ def _say_unordered(comparison, args) -> None:
 
 def _no_ref_runs(args) -> str:
     """What the no-baseline line adds when the store holds runs on no ref (``store_adapter.runs_on_no_ref``: outputs
-    ingested with no sidecar and no --row, and jobs whose sidecar names no ref; a rehearsal's are not counted), which
-    may be the baseline's runs ingested so, each kind with its fix; "" otherwise and when the baseline is read from
-    files."""
+    ingested with no sidecar and no --row, and jobs whose sidecar names no ref; a rehearsal's are not counted, nor the
+    run judged), which may be the baseline's runs ingested so, each kind with its fix; "" otherwise and when the
+    baseline is read from files."""
     from sweepgate.core.jobfile import JOB, REF
     from sweepgate.core.report import count
     from sweepgate.results import store_adapter
 
     if args.baseline_jsonl or args.baseline_artifacts:
         return ""
-    hashed, sidecars = store_adapter.runs_on_no_ref(args.db)
+    hashed, sidecars = store_adapter.runs_on_no_ref(args.db, judged=args.run)
     fix = f"--row FILE --run-id ID --ref {args.baseline_ref}"
     if not sidecars:
         return "" if not hashed else (

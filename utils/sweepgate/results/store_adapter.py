@@ -78,15 +78,16 @@ def later_runs(url: str | None, ref: str, pr: list[dict], window: int) -> list[s
                               if str(r.get(R.RUN_ID)) not in own and not R.before(r, past)))
 
 
-def runs_on_no_ref(url: str | None) -> tuple[int, int]:
+def runs_on_no_ref(url: str | None, judged: str | None = None) -> tuple[int, int]:
     """How many runs the store holds on no ref, which no baseline takes: (those of outputs ingested with no sidecar
     and no --row, content-hash runs named ``sidecar.LOCAL_RUN_PREFIX``…; those of jobs whose sidecar names no ref).
-    A rehearsal's runs, on no ref by design, are neither."""
+    A rehearsal's runs, on no ref by design, are neither, nor the ``judged`` run (s50d: no baseline's to take, it
+    was counted with a fix that would store it as main's)."""
     from sweepgate.results import store
     from sweepgate.results.sidecar import LOCAL_RUN_PREFIX
 
     with store.open_store(url, must_exist=True) as st:
-        runs = st.runs_on_no_ref()
+        runs = [run for run in st.runs_on_no_ref() if run != judged]
     hashed = sum(1 for run in runs if run.startswith(LOCAL_RUN_PREFIX))
     return hashed, len(runs) - hashed
 
