@@ -136,19 +136,22 @@ def _refuse_rows_holder(doc, path: str) -> None:
     if sidecar.is_sidecar_doc(doc):
         raise fail(path, 1, f"a job sidecar ({sidecar.SUFFIX}), not a row",
                    f"put it beside its output as OUTPUT{sidecar.SUFFIX} and ingest without --row, --run-id and --ref")
-    first = _first_row_path(doc) if isinstance(doc, dict) and F.EXP_NAME not in doc else None
-    if first:  # `sweepgate matrix`'s output: its buckets of rows
+    bucket = _first_bucket(doc) if isinstance(doc, dict) and F.EXP_NAME not in doc else None
+    if bucket:  # `sweepgate matrix`'s output: its buckets of rows
         from sweepgate.core.sweep import matrix_rows
 
+        at, rows = bucket
         raise fail(path, 1, f"a matrix of {count(len(matrix_rows(doc)), 'row')} (as `sweepgate matrix` prints it), "
-                            "not one row", f"pass the one row this output ran, e.g. `jq '{first}' FILE > row.json`")
+                            "not one row", f"pass the one row this output ran{_pick_hint(rows, path, at)}")
 
 
-def _pick_hint(rows: list[dict], path: str) -> str:
-    """How to pick one of ``rows`` by the fields they differ in (conc first; up to three, scalar ones), with
-    the first row's values for a jq line to edit: ``, told apart by conc, tp: e.g. `jq 'map(select(.conc ==
-    4 and .tp == 8))[0]' FILE > row.json```. `.[0]` takes the first row whatever it is (new-user29: the hint
-    said just that, which README warns against); rows that differ in no such field, the first of them."""
+def _pick_hint(rows: list[dict], path: str, bucket: str = "") -> str:
+    """How to pick one of ``rows`` (the list at jq path ``bucket`` of ``path``, or all of it) by the fields they
+    differ in (conc first; up to three, scalar ones), with the first row's values for a jq line to edit: ``, told
+    apart by conc, tp: e.g. `jq 'map(select(.conc == 4 and .tp == 8))[0]' rows.json > row.json```. `.[0]` takes
+    the first row whatever it is (new-user29: the hint said just that, which README warns against); rows that
+    differ in no such field, the first of them. A matrix's hint said `.single_node."1k1k"[0]` of a `FILE` (s50g:
+    the first row whatever its conc, of a file the user had to name again)."""
     import shlex
 
     fields = list(dict.fromkeys(field for row in rows for field in row))
@@ -156,24 +159,25 @@ def _pick_hint(rows: list[dict], path: str) -> str:
               and len({json.dumps(row.get(f)) for row in rows}) > 1]
     differ = sorted(differ, key=lambda f: f != F.CONC)[:3]
     if not differ:
-        return f", e.g. `jq '.[0]' {shlex.quote(path)} > row.json`"
+        return f", e.g. `jq '{bucket or '.'}[0]' {shlex.quote(path)} > row.json`"
     test = " and ".join(f"{'.' + f if f.isidentifier() else '.' + json.dumps(f)} == {json.dumps(rows[0].get(f))}"
                         for f in differ)
-    return (f", told apart by {', '.join(differ)}: e.g. `jq 'map(select({test}))[0]' {shlex.quote(path)} > row.json` "
-            "with the values of the row it ran")
+    pipe = f"{bucket} | " if bucket else ""
+    return (f", told apart by {', '.join(differ)}: e.g. `jq '{pipe}map(select({test}))[0]' {shlex.quote(path)} > "
+            "row.json` with the values of the row it ran")
 
 
-def _first_row_path(doc, at: str = "") -> str | None:
-    """The jq path of the first row (a dict with an exp-name) in a matrix's buckets, or None."""
-    if isinstance(doc, dict):
-        if F.EXP_NAME in doc and at:
-            return at
-        steps = ((f".{k}" if k.isidentifier() else f".{json.dumps(k)}", v) for k, v in doc.items() if isinstance(k, str))
-    elif isinstance(doc, list):
-        steps = ((f"[{i}]", v) for i, v in enumerate(doc))
-    else:
+def _first_bucket(doc, at: str = "") -> tuple[str, list[dict]] | None:
+    """The jq path and rows of the first list of rows (dicts with an exp-name) in a matrix's buckets, or None."""
+    if isinstance(doc, list):
+        rows = [row for row in doc if isinstance(row, dict) and F.EXP_NAME in row]
+        if rows and at:
+            return at, rows
         return None
-    return next((found for step, value in steps if (found := _first_row_path(value, at + step))), None)
+    if not isinstance(doc, dict):
+        return None
+    steps = ((f".{k}" if k.isidentifier() else f".{json.dumps(k)}", v) for k, v in doc.items() if isinstance(k, str))
+    return next((found for step, value in steps if (found := _first_bucket(value, at + step))), None)
 
 
 def _report_skipped(walked, outcome, verbose: bool, held: list[tuple[list[str], object]] = ()) -> None:
