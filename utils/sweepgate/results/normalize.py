@@ -176,12 +176,13 @@ def unfilled_cap(m: Measurement, path: str) -> Diagnostic | None:
                       "concurrency) and rerun the point", severity="warning")
 
 
-def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
+def check_agreement(m: Measurement, row: dict, path: str, sidecar: str, key: str | None = None) -> None:
     """Refuse an output whose own conc/isl/osl contradict its job's row: what the output states
     (its format's parser sets it). vLLM states its concurrency, not its lengths: its token totals
     over requests are no isl/osl (--random-range-ratio spreads them, EOS shortens outputs, a
     prefix adds to inputs), so a vLLM point's isl/osl are its row's, unchecked here (inputs far
-    under the row's isl are warned of: ``inputs_unlike_row``)."""
+    under the row's isl are warned of: ``inputs_unlike_row``). ``key``: the config key the row is of,
+    where known (``--config-key``), for the `test-config` line that writes the row the output ran."""
     conc, ran = _row_conc(row), m.fields.get(R.CONC)
     if m.uncapped and conc is not None:
         cap = conc if isinstance(conc, int) else "set to the row's conc"
@@ -190,12 +191,12 @@ def check_agreement(m: Measurement, row: dict, path: str, sidecar: str) -> None:
                    f"rerun the point with --max-concurrency {cap}, or {_pair_hint(sidecar)}")
     if ran is not None and conc is not None and ran not in (conc if isinstance(conc, list) else [conc]):
         raise fail(path, m.line, f"{m.said(R.CONC)}: the output ran at concurrency {ran} but its job's row "
-                   f"({sidecar}) says conc {conc}", _pair_hint(sidecar))
+                   f"({sidecar}) says conc {conc}", _pair_hint(sidecar, _ran_row(m, row, key)))
     for field, name, what in ((F.ISL, R.ISL, "input"), (F.OSL, R.OSL, "output")):
         stated, want = m.fields.get(name), row.get(field)
         if stated is not None and want is not None and stated != want:
             raise fail(path, m.line, f"{m.said(name)}: the output used {stated} {what} tokens but its job's row "
-                       f"({sidecar}) says {name} {want}", _pair_hint(sidecar))
+                       f"({sidecar}) says {name} {want}", _pair_hint(sidecar, _ran_row(m, row, key)))
     _check_dataset(m, row, path, sidecar)
 
 
@@ -256,10 +257,25 @@ def _point_words(rec: dict) -> str:
     return ", ".join(words + ([f"conc {conc}"] if conc is not None else []))
 
 
-def _pair_hint(sidecar: str) -> str:
+def _pair_hint(sidecar: str, ran_row: str = "") -> str:
     if sidecar == "--row":  # a row given by hand: the row or the file is the wrong one
-        return "pass the matrix row this output was run with as --row"
+        return "pass the matrix row this output was run with as --row" + (f", written by {ran_row}" if ran_row else "")
     return "pair the output with its own job's .job.json"
+
+
+def _ran_row(m: Measurement, row: dict, key: str | None) -> str:
+    """The `sweepgate test-config` line that writes the row of ``key`` at the concurrency and lengths the output
+    states (the row's where it states none), as the README's by-hand steps write a row; "" where the key is not
+    known or the lengths have no --seq-lens name. s50g: the refusal said only "pass the matrix row this output was
+    run with", leaving a newcomer to work out which command writes it and with what."""
+    import shlex
+
+    conc = m.fields.get(R.CONC) if isinstance(m.fields.get(R.CONC), int) else _row_conc(row)
+    lengths = (m.fields.get(R.ISL) or row.get(F.ISL), m.fields.get(R.OSL) or row.get(F.OSL))
+    seq = F.SEQ_LEN_NAMES.get(lengths)
+    if not key or not isinstance(conc, int) or seq is None:
+        return ""
+    return f"`sweepgate test-config --config-keys {shlex.quote(key)} --seq-lens {seq} --conc {conc} > row.json`"
 
 
 def _identity(m: Measurement, row: dict | None) -> dict:
@@ -344,7 +360,7 @@ def build(m: Measurement, job: Job, path: str, result_filename: str, energy_j: f
     (``record.ENERGY_POWER_COLUMN``), each stored where there is an energy figure; ``digest``: the
     SHA-256 (hex) of the output file's bytes (``record.OUTPUT_SHA256``), None for a sidecar's alone."""
     if job.row:
-        check_agreement(m, job.row, path, job.source or "--row")
+        check_agreement(m, job.row, path, job.source or "--row", (job.job or {}).get(R.CONFIG_KEY))
     ident = _identity(m, job.row)
     check_rate(ident[R.REQUEST_RATE], path, m.line)
     raw = derive.measured(m.metrics)
