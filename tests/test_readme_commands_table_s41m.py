@@ -86,3 +86,29 @@ def test_every_command_and_action_has_a_row():
         actions = _actions(_parser([name]))
         wanted |= {f"{name} {a}" for a in actions} if actions else {name}
     assert not wanted - named, sorted(wanted - named)
+
+
+def _block_flags() -> dict[str, set[str]]:
+    """The flags the README's code blocks pass to each command (`sweepgate results ingest --row ...`), by command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    used: dict[str, set[str]] = {}
+    for block in re.findall(r"(?m)^ *```[a-z]*\n(.*?)\n *```$", readme, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for call in re.findall(r"\bsweepgate ((?:[a-z][a-z-]* ){1,2})((?:[^;|&#]*))", line):
+                words = call[0].split()
+                path = " ".join(words[:2] if words[0] in ("results", "ci", "changelog", "engines") else words[:1])
+                used.setdefault(path, set()).update(re.findall(r"(?<![\w-])--[a-z][a-z-]*", call[1]))
+    return used
+
+
+def test_each_flag_the_readme_s_blocks_use_is_in_the_command_s_synopsis():
+    """s50g: the README's by-hand blocks pass `results ingest --config-key KEY` to every output (main's and the PR's
+    runs need the same), but the Commands table's synopsis of `results ingest` did not name it, so a reader who
+    went by the table left it out and the PR's points matched main's by model alone."""
+    synopsis = {" ".join(p): set(flags) for command, _ in _rows() for paths, flags in _synopses(command)
+                for p in paths}
+    used = _block_flags()
+    ingest = used.get("results ingest", set())
+    assert {"--row", "--run-id", "--ref", "--config-key"} <= ingest, used
+    missing = sorted(ingest - synopsis["results ingest"])
+    assert not missing, f"flags the README's blocks pass to results ingest that its synopsis leaves out: {missing}"
