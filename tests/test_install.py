@@ -141,6 +141,21 @@ def test_readme_says_where_an_installed_sweepgate_keeps_the_docs_it_names(wheel)
     assert "not of an installed sweepgate" not in paragraph and "sweepgate/docs/" in paragraph, paragraph
 
 
+def test_the_readme_the_installed_docs_cite_is_installed_beside_them(wheel):
+    """s50g's adopter walk: the installed docs send the reader to "the README's *Adopting* section", "the README's
+    PR block" (docs/getting-started.md, and each other doc), but no install had a README; a maintainer who
+    installed sweepgate from a wheel or a git URL had to find the repository online. The wheel carries README.md in
+    the package folder, beside docs/, so its `docs/X.md` links resolve there, and README's paragraph on the
+    installed docs says so."""
+    with zipfile.ZipFile(wheel) as whl:
+        assert whl.read("sweepgate/README.md") == (REPO / "README.md").read_bytes()
+    cited = [doc.name for doc in (REPO / "docs").glob("*.md") if "README's" in doc.read_text(encoding="utf-8")]
+    assert "getting-started.md" in cited, cited
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in readme.split("\n\n") if p.startswith('"CONTRACTS §N" is a section of'))
+    assert "README.md" in paragraph, paragraph
+
+
 def test_a_wheel_built_from_the_sdist_carries_the_docs_and_the_fleet(source, tmp_path):
     """Diff review: MANIFEST.in left docs/ out of the sdist, so a wheel built from it (`python -m build`,
     pip installing an sdist) cited a docs/contracts.md no install had."""
