@@ -145,8 +145,8 @@ def test_rehearse_s_ok_points_to_preflight_for_the_engine_flags(tmp_path):
     r = cli(["--config-keys", "dsr1-fp8-b300-vllm", "--exp-name", "dsr1_1k1k", "--conc", "4",
              "--work-dir", str(tmp_path / "w")], cwd=repo)
     assert r.returncode == 0, r.stdout + r.stderr
-    ok, note = r.stdout.splitlines()[-2:]
-    assert ok.startswith("rehearse: OK in "), r.stdout
+    ok, kept, note = r.stdout.splitlines()[-3:]  # the kept result's run id (s50g) between them
+    assert ok.startswith("rehearse: OK in ") and kept.startswith("rehearse: its sidecar names run "), r.stdout
     assert note == ("rehearse: the engines' flags were not checked (the stand-ins take any); "
                     "sweepgate preflight --config-keys dsr1-fp8-b300-vllm checks them against the manifests "
                     "of the row's versions"), r.stdout

@@ -1801,10 +1801,29 @@ def _leave_work_dir(done, work: Path, kept: bool) -> None:
                   file=sys.stderr)
     elif kept:
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(map(str, done.outputs))}")
+        if (next_steps := _kept_run(done.outputs)):
+            print(f"rehearse: {next_steps}")
     else:
         remove_folder(work)
         print(f"rehearse: OK in {done.elapsed:.1f}s; result {', '.join(p.name for p in done.outputs)}, removed with "
               f"its temporary work dir (--work-dir DIR keeps it)")
+
+
+def _kept_run(outputs: list[Path]) -> str:
+    """What the sidecar beside a kept result names it, and the commands that store and show it: ``results ingest``
+    of its folder, ``results show --run`` of its run id. s50g: a newcomer who kept a rehearsal's result to ingest
+    it could not find the run id `results show --run` and `results compare --run` ask for, which only the
+    sidecar held. "" where no output has a readable sidecar."""
+    for output in outputs:
+        try:
+            run_id = json.loads(jobfile.path_for(output.parent, output.stem).read_text(encoding="utf-8"))[
+                jobfile.JOB][jobfile.RUN_ID]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        folder = shlex.quote(str(output.parent))
+        return (f"its sidecar names run {run_id} (a rehearsal, on no ref): `sweepgate results ingest {folder}` "
+                f"stores it, then `sweepgate results show --run {shlex.quote(str(run_id))}` shows it")
+    return ""
 
 
 def flags_unchecked(config_key: str | None) -> str:
