@@ -258,6 +258,39 @@ NO_SCORE_HINT = ("score the task's submission file on its benchmark's own server
                  "it), or leave the task out of the eval")
 
 
+# lm-eval's long-context tasks (RULER's 13, babilong) name a score by the context length it was measured at ("4096",
+# "8192", ...): each sample scores -1 at every length but its own, and a length no sample had aggregates to -1
+# (lm_eval/tasks/ruler/common_utils.py, aggregate_metrics: "we don't have any samples with this length"), so a run at
+# 8192 alone writes "4096,none": -1 beside its score. No score of any answer: such a length is left out, said in one
+# warning per file; a file of nothing else is refused. A -1 of any other metric (an MCC, a correlation) is a score.
+LENGTH_NOT_RUN = -1
+LENGTH_NOT_RUN_RULE = "eval-length-not-run"
+LENGTH_NOT_RUN_HINT = ("nothing to do for the lengths the eval was not asked to run; to score one, rerun with it in "
+                       "--metadata max_seq_lengths")
+
+
+def _length_not_run(metric: str, value) -> bool:
+    """Whether ``value`` of ``metric`` is lm-eval's mark of a context length no sample of the task had: a metric named
+    by a whole number of tokens, its value exactly -1."""
+    return metric.isdigit() and not isinstance(value, bool) and value == LENGTH_NOT_RUN
+
+
+def _lengths_not_run(doc: dict, notes: list) -> list[tuple[str, str]]:
+    """The (task, key) of every length not run in ``doc``'s results, said in one warning (``LENGTH_NOT_RUN_RULE``)."""
+    found = [(str(task), key) for task, scores in doc["results"].items() if isinstance(scores, dict)
+             for key, value in scores.items() if (split := _split(key, _bare(scores))) is not None
+             and _length_not_run(split[0], value)]
+    if found:
+        lengths = sorted({_split(key, True)[0] for _, key in found}, key=int)
+        tasks = list(dict.fromkeys(task for task, _ in found))
+        named = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if tasks[3:] else "")
+        notes.append((LENGTH_NOT_RUN_RULE, f"warning: results.{found[0][0]}.{found[0][1]}: {LENGTH_NOT_RUN}, lm-eval's "
+                      f"mark of a context length no sample had (length{'s' * (len(lengths) > 1)} "
+                      f"{', '.join(lengths)} in {named}): no score; left out, the file's other scores are stored",
+                      LENGTH_NOT_RUN_HINT))
+    return found
+
+
 def _bare(scores: dict) -> bool:
     """Whether a task's ``scores`` are lm-eval 0.3's, keys without a filter."""
     return not any("," in key for key in scores)
@@ -313,6 +346,8 @@ def _task_evals(task: str, scores: dict, samples, path: str, directions: dict, n
         if split is None or key in unscored:
             continue
         metric, flt = split
+        if _length_not_run(metric, value):
+            continue  # said once per file (``_lengths_not_run``)
         if metric == BYPASS:
             notes.append((BYPASS_RULE, f"warning: results.{task}.{key}: lm-eval's placeholder ({value!r}, "
                           "written by --predict_only), no score; left out", BYPASS_HINT))
@@ -495,12 +530,17 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
         samples = _samples(task, n_samples, _dict(doc.get("group_subtasks")), set())
         m.evals.extend(_task_evals(task, scores, samples, path, _dict(higher.get(task)), m.notes))
     _scoreless_groups(doc, m.notes)
+    not_run = _lengths_not_run(doc, m.notes)
     _adapter_stderrs(doc, m.evals)
     _run_settings(doc, m.evals)
     failed = _integration_error(doc, m)
     if not m.evals and any(rule == BYPASS_RULE for rule, _, _ in m.notes):
         raise fail(path, line, f"results: only lm-eval's {BYPASS} placeholder (999), no scores: the eval ran with "
                    "--predict_only", BYPASS_HINT)
+    if not m.evals and not_run and not failed:
+        raise fail(path, line, f"results: only lm-eval's {LENGTH_NOT_RUN} for context lengths no sample had "
+                   f"({', '.join(f'{task}.{key}' for task, key in not_run[:3])}{', ...' if not_run[3:] else ''}), "
+                   "no scores", "rerun the eval with the lengths to score in --metadata max_seq_lengths")
     unscored = [task for task, scores in doc["results"].items() if isinstance(scores, dict) and _null_scores(scores)]
     if not m.evals and unscored and not failed:
         raise fail(path, line, f"results: no scores, only null ones (task{'s' * (len(unscored) > 1)} "
