@@ -3,6 +3,9 @@
 
 1. lm-eval's RULER writes -1 for a context length no sample had (``"8192,none": -1``): stored, it read as a
    score of -1; it is now left out with one warning, and a real negative score (an MCC) stays stored.
+2. SGLang's bench_serving --disable-stream writes a TTFT equal to (chat) or a hair above (completions) each
+   request's latency and names no flag: its TTFT was stored as a time to first token without a word; it is now
+   left out with TPOT and ITL, with the warning AIPerf's streaming: false gets, by the same code.
 """
 
 from __future__ import annotations
@@ -47,3 +50,37 @@ def test_a_file_of_lengths_not_run_alone_is_refused(tmp_path):
     (diag,) = info.value.diagnostics
     assert diag.message.startswith("results: only lm-eval's -1 for context lengths no sample had "
                                    "(niah_single_1.8192,none, niah_single_1.16384,none, ruler_vt.8192,none, ...)")
+
+
+DISABLE_STREAM = ("sglang/sglang_built_disable_stream_chat_c32_in1024_out256.jsonl",
+                  "sglang/sglang_built_disable_stream_completions_c32_in1024_out256.jsonl")
+
+
+@pytest.mark.parametrize("rel", DISABLE_STREAM)
+def test_an_sglang_run_that_did_not_stream_keeps_no_time_to_first_token(rel, tmp_path, capsys):
+    (rec,) = file_records(BUILT, rel)
+    assert not [k for k in rec[R.METRICS] if k.startswith(("ttft_", "tpot_", "itl_"))], rec[R.METRICS]
+    assert rec[R.METRICS][R.latency_name("e2el", "p50")] == pytest.approx(4903.118)
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(BUILT / rel))
+    said = [line for line in err.splitlines() if ": warning: " in line and "no ref" not in line]
+    assert rc == 0 and len(said) == 1, err
+    col = (BUILT / rel).read_text(encoding="utf-8").index('"mean_ttft_ms"') + 1  # the warning stands at its key
+    assert (f"{BUILT / rel}:1:{col}: warning: mean_ttft_ms: the time to first token is the whole request's (at or above "
+            "mean_e2e_latency_ms, the end-to-end latency, at every statistic both state, over 102400 output tokens in "
+            "400 requests), so the client did not stream (bench_serving --disable-stream) or the server sent each "
+            "response whole; stored without TTFT, TPOT and ITL; rerun the point streamed") in said[0], said
+
+
+def test_a_streamed_run_of_one_token_answers_keeps_its_time_to_first_token():
+    """A streamed one-token answer's first token is its last: its TTFT is its latency, measured (a real GLM-5 run
+    of 1,000 one-token requests: TTFT 0.01 ms under E2E). Not one that did not stream, even at equal figures."""
+    real = ROOT / "tests" / "data" / "results-real"
+    (rec,) = file_records(real, "sglang/sglang0.5.9_glm5_dpattn_i90000_o2000_c64_one_token_each_trimmed.jsonl")
+    assert rec[R.METRICS][R.latency_name("ttft", "p50")] == pytest.approx(10246.50391866453)
+    line = json.loads((BUILT / DISABLE_STREAM[0]).read_text(encoding="utf-8"))
+    line.update({"total_output_tokens": line["completed"], "total_output_tokens_retokenized": line["completed"]})
+    doc = json.dumps(line)
+    from sweepgate.results import sniff
+
+    (m,) = sniff.parse_text(doc + "\n", "one_token.jsonl")
+    assert m.metrics[R.latency_name("ttft", "p50")] == pytest.approx(4903.118)

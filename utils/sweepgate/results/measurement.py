@@ -149,6 +149,24 @@ def further_stat(value, where: str, notes: list, least: float = 0.0) -> float | 
     return None
 
 
+STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
+UNSTREAMED_RULE = "unstreamed"
+
+
+def drop_streamed(m: Measurement, rule: str, message: str, hint: str) -> None:
+    """Leave out ``m``'s TTFT, TPOT and ITL (``STREAMED``), every statistic and any computed from arrays, with one
+    warning (``rule``, ``message``, ``hint``) where there was one to leave out: the client timed no first token apart
+    from the response's end (it did not stream, or the server sent each response whole), so its TTFT is the whole
+    request's and its TPOT and ITL are no decode speed. Every client's parser tells it by what its output says
+    (AIPerf's streaming: false; vLLM's and SGLang's figures, ``vllm.first_token_untimed``) and calls this."""
+    dropped = [name for name in m.metrics if name.startswith(tuple(f"{latency}_" for latency in STREAMED))]
+    for name in dropped:
+        del m.metrics[name]
+        m.computed.discard(name)
+    if dropped:
+        m.notes.append((rule, message, hint))
+
+
 def require(measurement: Measurement, path: str, *names: str, why: str) -> None:
     """Refuse an output lacking every one of ``names`` among its metrics."""
     if all(measurement.metrics.get(n) is None for n in names):

@@ -15,9 +15,9 @@ from sweepgate.core.errors import fail
 from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
-from sweepgate.results.formats.vllm import STREAMED, rate_value
-from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, Measurement, clock_zoned, edited_or_unsupported,
-                                              further_stat, number, run_window)
+from sweepgate.results.formats.vllm import rate_value
+from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, UNSTREAMED_RULE, Measurement, clock_zoned,
+                                           drop_streamed, edited_or_unsupported, further_stat, number, run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -477,13 +477,9 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
     endpoint = cfg.get("endpoint") if isinstance(cfg.get("endpoint"), dict) else {}
     if cfg.get("streaming") is not False and endpoint.get("streaming") is not False:
         return
-    dropped = [k for k in m.metrics if k.startswith(tuple(f"{name}_" for name in STREAMED))]
-    for key in dropped:
-        del m.metrics[key]
-    if dropped:
-        m.notes.append(("unstreamed", "warning: ttft: the client did not stream (streaming: false), so its "
-                        "time to first token is the whole response's; stored without TTFT, TPOT and ITL",
-                        "rerun with streaming on (genai-perf --streaming) to measure them"))
+    drop_streamed(m, UNSTREAMED_RULE, "warning: ttft: the client did not stream (streaming: false), so its time to "
+                  "first token is the whole response's; stored without TTFT, TPOT and ITL",
+                  "rerun with streaming on (genai-perf --streaming) to measure them")
 
 
 def _incomplete(doc: dict, m: Measurement) -> bool:

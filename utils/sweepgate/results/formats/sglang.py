@@ -260,6 +260,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     errors = doc.get("errors")
     m.metrics[R.FAILED] = sum(1 for e in errors if e) if isinstance(errors, list) else None
     m.computed |= vllm._from_arrays(doc, m.metrics, path, line, written)
+    vllm.first_token_at_end(m)
     isl, osl = _lengths(doc, path, line)
     _retokenized_short(doc, m, osl, path, written)
     conc = vllm.concurrency(doc.get("max_concurrency"), path, line)

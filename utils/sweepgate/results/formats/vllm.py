@@ -22,8 +22,9 @@ from sweepgate.core.report import count
 from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
-from sweepgate.results.measurement import (Measurement, clock_zoned, edited_or_unsupported, further_stat, number,
-                                           run_window, unix_time)
+from sweepgate.core.metrics import UNDIRECTED_STATS
+from sweepgate.results.measurement import (UNSTREAMED_RULE, Measurement, clock_zoned, drop_streamed,
+                                           edited_or_unsupported, further_stat, number, run_window, unix_time)
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -351,9 +352,6 @@ def latencies(doc: dict, path: str, line: int, names: dict = LATENCIES, notes: l
     return metrics
 
 
-STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
-
-
 def untimed_first_token(doc: dict, m: Measurement, written: dict | None = None) -> None:
     """A run whose every TTFT statistic is 0 over requests that completed: the client timed no first token
     (0.0 is the TTFT vLLM's and SGLang's clients start each request with, kept where no chunk carried a token:
@@ -364,14 +362,39 @@ def untimed_first_token(doc: dict, m: Measurement, written: dict | None = None) 
     stated = [key for key in doc if key.endswith("_ttft_ms") and key[:-len("_ttft_ms")] in STATS]
     if not stated or not m.metrics.get(R.COMPLETED) or any(doc[key] != 0 for key in stated):
         return
-    for key in [k for k in m.metrics if k.startswith(tuple(f"{name}_" for name in STREAMED))]:
-        del m.metrics[key]
     said = (written or {}).get(stated[0], stated[0])
-    m.notes.append(("untimed-first-token", f"warning: {said}: every TTFT statistic is 0 over "
-                    f"{m.metrics[R.COMPLETED]} completed requests, so the client timed no first token (each response "
-                    "came whole, as from a server that streamed none); its TPOT is then the whole request's latency "
-                    "over its tokens: stored without TTFT, TPOT and ITL",
-                    "serve the responses streamed (a PD router's too) and rerun the point to measure them"))
+    drop_streamed(m, "untimed-first-token", f"warning: {said}: every TTFT statistic is 0 over "
+                  f"{m.metrics[R.COMPLETED]} completed requests, so the client timed no first token (each response "
+                  "came whole, as from a server that streamed none); its TPOT is then the whole request's latency "
+                  "over its tokens: stored without TTFT, TPOT and ITL",
+                  "serve the responses streamed (a PD router's too) and rerun the point to measure them")
+
+
+def first_token_at_end(m: Measurement) -> None:
+    """A run whose TTFT is at or above its end-to-end latency at every statistic the output states of both, their
+    means among them (their spread aside), over requests of more than one output token on average: the client took
+    each request's first token when its response ended, so it did not stream. SGLang's bench_serving with --disable-stream sets a chat
+    request's TTFT to its latency and times a completions or /generate response's one chunk just after its end
+    (python/sglang/bench_serving.py); its TPOT is then 0 or a hair below and its ITL empty, and its output names no
+    flag that says so. A streamed request's first token comes before its last, so its run's TTFT is below its E2E
+    at every statistic, but a run of one-token answers, whose first token is its last. A line of medians alone
+    (2024's bench_serving) cannot tell a run that did not stream from one whose every other response came in one
+    piece: its TTFT is kept, and a median above the E2E's is warned of (``plausible.oddities``). Treated as AIPerf's
+    streaming: false is (``drop_streamed``)."""
+    stated = [(parts, value) for name, value in m.metrics.items() if value is not None
+              and (parts := R.latency_stat(name)) and parts[1] not in UNDIRECTED_STATS]
+    ttft, e2el = ({stat: value for (of, stat), value in stated if of == latency} for latency in (R.TTFT, R.E2EL))
+    both = [stat for stat in ttft if stat in e2el]
+    done, tokens = m.metrics.get(R.COMPLETED), m.metrics.get(R.TOTAL_OUTPUT_TOKENS)
+    if "mean" not in both or not done or tokens is None or tokens <= done \
+            or any(ttft[stat] < e2el[stat] * (1 - plausible.ROUNDING) for stat in both):
+        return
+    first, whole = R.latency_name(R.TTFT, both[0]), R.latency_name(R.E2EL, both[0])
+    drop_streamed(m, UNSTREAMED_RULE, f"warning: {m.said(first)}: the time to first token is the whole request's (at "
+                  f"or above {m.said(whole)}, the end-to-end latency, at every statistic both state, over {tokens:g} "
+                  f"output tokens in {done:g} requests), so the client did not stream (bench_serving "
+                  "--disable-stream) or the server sent each response whole; stored without TTFT, TPOT and ITL",
+                  "rerun the point streamed (without --disable-stream) to measure them")
 
 
 def _failed(doc: dict, path: str, line: int):
@@ -443,6 +466,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     rates_from_counts(m.metrics)  # vLLM writes no input throughput, SGLang does
     _more_than_sent(doc, path, line)
     m.computed |= _from_arrays(doc, m.metrics, path, line)
+    first_token_at_end(m)
     if m.metrics.get(R.COMPLETED) is None and m.metrics.get(R.OUTPUT_THROUGHPUT) is None:
         raise fail(path, line, "completed/output_throughput: missing (a latency-only output, "
                    "like vllm-ascend 0.7's)",
