@@ -6,6 +6,9 @@
 2. SGLang's bench_serving --disable-stream writes a TTFT equal to (chat) or a hair above (completions) each
    request's latency and names no flag: its TTFT was stored as a time to first token without a word; it is now
    left out with TPOT and ITL, with the warning AIPerf's streaming: false gets, by the same code.
+3. An AIPerf/GenAI-Perf run against an embeddings endpoint (latency only, no token counted) was stored as a
+   normal success, where vLLM's and SGLang's are refused as no generation run: all three are refused now, by one
+   rule and one message (measurement.refuse_tokenless).
 """
 
 from __future__ import annotations
@@ -65,10 +68,10 @@ def test_an_sglang_run_that_did_not_stream_keeps_no_time_to_first_token(rel, tmp
     said = [line for line in err.splitlines() if ": warning: " in line and "no ref" not in line]
     assert rc == 0 and len(said) == 1, err
     col = (BUILT / rel).read_text(encoding="utf-8").index('"mean_ttft_ms"') + 1  # the warning stands at its key
-    assert (f"{BUILT / rel}:1:{col}: warning: mean_ttft_ms: the time to first token is the whole request's (at or above "
-            "mean_e2e_latency_ms, the end-to-end latency, at every statistic both state, over 102400 output tokens in "
-            "400 requests), so the client did not stream (bench_serving --disable-stream) or the server sent each "
-            "response whole; stored without TTFT, TPOT and ITL; rerun the point streamed") in said[0], said
+    assert (f"{BUILT / rel}:1:{col}: warning: mean_ttft_ms: the time to first token is the whole request's (at or "
+            "above mean_e2e_latency_ms, the end-to-end latency, at every statistic both state, over 102400 output "
+            "tokens in 400 requests), so the client did not stream (bench_serving --disable-stream) or the server "
+            "sent each response whole; stored without TTFT, TPOT and ITL; rerun the point streamed") in said[0], said
 
 
 def test_a_streamed_run_of_one_token_answers_keeps_its_time_to_first_token():
@@ -84,3 +87,35 @@ def test_a_streamed_run_of_one_token_answers_keeps_its_time_to_first_token():
 
     (m,) = sniff.parse_text(doc + "\n", "one_token.jsonl")
     assert m.metrics[R.latency_name("ttft", "p50")] == pytest.approx(4903.118)
+
+
+EMBEDDINGS = {
+    "aiperf/aiperf0.11_built_embeddings_bge-small_c4_profile_export_aiperf.json":
+        "an AIPerf run against an endpoint that generates no tokens (endpoint type embeddings, 2000 requests "
+        "completed, no output token counted: ",
+    "aiperf/genaiperf_built_embeddings_e5-mistral_c4_profile_export_genai_perf.json":
+        "a GenAI-Perf run against an endpoint that generates no tokens (endpoint type embeddings, 97.31 requests/s "
+        "completed, no output token counted: ",
+}
+TOKENLESS_REST = ("embeddings, pooling, scores or reranking; end-to-end latency only), not a generation run; "
+                  "benchmark the point with a generation endpoint type (chat, completions) and ingest that output, "
+                  "or remove the file")
+
+
+@pytest.mark.parametrize("rel", EMBEDDINGS)
+def test_an_aiperf_or_genai_perf_embeddings_run_is_refused_as_vllm_and_sglang_ones_are(rel, tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(BUILT / rel))
+    assert rc == 1 and "nothing stored" in out
+    assert err.splitlines() == [f"{BUILT / rel}:1:1: format: {EMBEDDINGS[rel]}{TOKENLESS_REST}"]
+
+
+def test_an_aiperf_embeddings_csv_export_is_refused_too(tmp_path, capsys):
+    """The CSV export of the same run names no endpoint type: its figures tell it."""
+    csv = tmp_path / "profile_export_aiperf.csv"
+    csv.write_text("Metric,avg,min,max,p99,p90,p50,std\nRequest Latency (ms),18.41,8.91,41.21,33.56,25.12,17.66,5.22\n"
+                   "\nMetric,Value\nRequest Throughput (requests/sec),216.48\nRequest Count (requests),2000\n"
+                   "Benchmark Duration (sec),9.24\n", encoding="utf-8")
+    rc, _, err = run_cli(capsys, "results", "ingest", "--db", f"sqlite:///{tmp_path / 'r.db'}", str(csv))
+    assert rc == 1 and err.splitlines() == [
+        f"{csv}:1: format: an AIPerf run against an endpoint that generates no tokens (endpoint type not stated, "
+        f"2000 requests completed, no output token counted: {TOKENLESS_REST}"], err

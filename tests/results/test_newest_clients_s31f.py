@@ -166,9 +166,10 @@ def test_an_sglang_run_against_an_embeddings_endpoint_is_refused_as_what_it_is(b
     rc, stdout, err, db = ingest(capsys, tmp_path, out)
     assert rc == 1 and "nothing stored" in stdout
     assert err.splitlines() == [
-        f"{out}:1:1: format: an SGLang bench_serving run against an embeddings endpoint ({backend}: end-to-end "
-        "latency only, no tokens generated), not a generation run; benchmark the point with a generation backend "
-        "(sglang, sglang-oai, sglang-oai-chat, vllm) and ingest that output, or remove the file"]
+        f"{out}:1:1: format: an SGLang bench_serving run against an endpoint that generates no tokens ({backend}: "
+        "embeddings, pooling, scores or reranking; end-to-end latency only), not a generation run; benchmark the "
+        "point with a generation backend (sglang, sglang-oai, sglang-oai-chat, vllm) and ingest that output, or "
+        "remove the file"]
 
 
 STEADY_STATE = {"concurrency_ratio": 0.8, "window_start": 1.2, "window_end": 8.7, "duration": 7.5,

@@ -312,8 +312,9 @@ def _pooling(**over) -> dict:
     return doc
 
 
-POOLING = ("format: a vllm bench serve run against a pooling endpoint (openai-embeddings: embeddings, scores "
-           "or reranking, end-to-end latency only, no tokens generated), not a generation run; benchmark the "
+# s50h: one message for every client's run against such an endpoint (measurement.refuse_tokenless)
+POOLING = ("format: a vllm bench serve run against an endpoint that generates no tokens (openai-embeddings: "
+           "embeddings, pooling, scores or reranking; end-to-end latency only), not a generation run; benchmark the "
            "point with a generation backend (openai, openai-chat, vllm) and ingest that output, or remove the file")
 
 
@@ -339,9 +340,9 @@ def test_an_older_pooling_run_and_a_sweep_of_them_are_refused_as_pooling(tmp_pat
     rc, out, err = run_cli(capsys, "results", "ingest", "--db", db, str(one), str(summary))
     assert rc == 1
     lines = err.splitlines()
-    assert len(lines) == 2 and all("against a pooling endpoint (vllm-rerank: embeddings" in x for x in lines)
-    assert lines[1].startswith(f"{summary}:1:1: format: a list of 2 vllm bench serve runs against a pooling "
-                               "endpoint"), lines[1]
+    assert len(lines) == 2 and all("generates no tokens (vllm-rerank: embeddings" in x for x in lines)
+    assert lines[1].startswith(f"{summary}:1:1: format: a list of 2 vllm bench serve runs against an endpoint "
+                               "that generates no tokens"), lines[1]
 
 
 def test_a_generation_run_with_e2el_only_is_still_read(tmp_path, capsys):

@@ -149,6 +149,22 @@ def further_stat(value, where: str, notes: list, least: float = 0.0) -> float | 
     return None
 
 
+# One rule for every serving client (vLLM, SGLang, AIPerf/GenAI-Perf): a run against an endpoint that generates no
+# tokens (embeddings, pooling, scoring, reranking) measured an end-to-end latency and a request rate alone, no output
+# throughput, TTFT or TPOT; stored, it would be a "success" beside generation runs with nothing they are compared by,
+# or its request rate and latency judged against a generation baseline's. It is refused, one message for all; each
+# client's parser tells it from what its output states (``refuse_tokenless``'s callers).
+TOKENLESS = ("against an endpoint that generates no tokens ({endpoint}: embeddings, pooling, scores or reranking; "
+             "end-to-end latency only), not a generation run")
+
+
+def refuse_tokenless(path: str, line: int, run: str, endpoint: str, generating: str) -> None:
+    """Refuse the output at ``path`` of ``run`` (``a vllm bench serve run``) against ``endpoint`` (as the output names
+    it), naming the client's ``generating`` choices (``backend (openai, openai-chat, vllm)``) in the fix."""
+    raise fail(path, line, f"format: {run} {TOKENLESS.format(endpoint=endpoint)}",
+               f"benchmark the point with a generation {generating} and ingest that output, or remove the file")
+
+
 STREAMED = (R.TTFT, R.TPOT, R.ITL)  # what only a streamed response times
 UNSTREAMED_RULE = "unstreamed"
 

@@ -17,7 +17,8 @@ from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import PHASES_FOLDER, SweepAggregate
 from sweepgate.results.formats.vllm import rate_value
 from sweepgate.results.measurement import (IN_FLIGHT, INPUT_MEAN, UNSTREAMED_RULE, Measurement, clock_zoned,
-                                           drop_streamed, edited_or_unsupported, further_stat, number, run_window)
+                                           drop_streamed, edited_or_unsupported, further_stat, number,
+                                           refuse_tokenless, run_window)
 from sweepgate.results.units import is_time_unit, to_ms
 
 LATENCIES = {
@@ -482,6 +483,28 @@ def _unstreamed(doc: dict, m: Measurement) -> None:
                   "rerun with streaming on (genai-perf --streaming) to measure them")
 
 
+# The figures an export has of a run whose endpoint generates tokens (chat, completions, ...), each when it counted
+# one: AIPerf and GenAI-Perf count no output token against an endpoint that generates none (embeddings, rankings,
+# image retrieval; AIPerf's endpoint metadata says produces_tokens: false) and export its latency and rates alone.
+TOKEN_FIGURES = (R.OUTPUT_THROUGHPUT, R.TOTAL_OUTPUT_TOKENS, R.TTFT)
+ENDPOINT_TYPE = ("endpoint.type", "endpoint_type")  # AIPerf's, GenAI-Perf's (SETUP's first)
+
+
+def refuse_tokenless_run(m: Measurement, cfg: dict, path: str, line: int) -> None:
+    """Refuse (``refuse_tokenless``) a run whose requests completed without a token counted (``TOKEN_FIGURES``:
+    none), its endpoint type named as ``input_config`` (``cfg``) states it; a CSV export (``cfg`` {}) states none."""
+    done, rate = m.metrics.get(R.COMPLETED), m.metrics.get(R.REQUEST_THROUGHPUT)
+    if not (done or (done is None and rate)) or any(m.metrics.get(name) is not None or any(
+            key.startswith(f"{name}_") for key in m.metrics) for name in TOKEN_FIGURES):
+        return  # GenAI-Perf's base metrics (embeddings, rankings) have no request count: its rate tells requests done
+    endpoint = _setup(cfg).get(f"{CONFIG}.{ENDPOINT_TYPE[0]}") or _setup(cfg).get(f"{CONFIG}.{ENDPOINT_TYPE[1]}")
+    tool = R.CLIENT_NAMES.get(m.client, m.client)
+    done = (f"{done:g} requests completed" if done else f"{rate:g} requests/s completed") + ", no output token counted"
+    refuse_tokenless(path, line, f"{'an' if tool[0] in 'AEIOU' else 'a'} {tool} run",
+                     f"endpoint type {endpoint}, {done}" if isinstance(endpoint, str) else
+                     f"endpoint type not stated, {done}", "endpoint type (chat, completions)")
+
+
 def _incomplete(doc: dict, m: Measurement) -> bool:
     """Whether AIPerf says the run did not finish (0.13+: ``is_complete: false``, its ``incomplete_reason``
     the cause: its record-stall watchdog gave up on records that never came, its results failed to
@@ -552,6 +575,7 @@ def parse(doc: dict, path: str, line: int) -> Measurement:
     m.fields[R.ISL], m.fields[R.OSL] = _lengths(cfg)
     m.keys.update({R.CONC: _concurrency(cfg, path)[1], R.MODEL: _models(cfg)[1], **_length_keys(cfg)})
     m.setup = _setup(cfg)
+    refuse_tokenless_run(m, cfg, path, line)
     _unstreamed(doc, m)
     _long_outputs(doc, m)
     if m.metrics.get(R.OUTPUT_THROUGHPUT) is None and m.metrics.get(R.COMPLETED) is None:

@@ -197,6 +197,7 @@ def parse_text(text: str, path: str) -> Measurement:
         m.metrics[aiperf.R.FAILED] = 0  # AIPerf writes its error rows only when a request failed
     m.run_window = aiperf.client_window(doc)
     m.fields[aiperf.R.REQUEST_SPAN] = aiperf.request_span(doc)
+    aiperf.refuse_tokenless_run(m, {}, path, 1)
     if m.metrics.get(aiperf.R.OUTPUT_THROUGHPUT) is None and m.metrics.get(aiperf.R.COMPLETED) is None:
         raise fail(path, 0, "Output Token Throughput/Request Count: missing",
                    "export the full profile CSV (both the distribution and the scalar tables)")

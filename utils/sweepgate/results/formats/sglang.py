@@ -13,7 +13,8 @@ from __future__ import annotations
 from sweepgate.core.errors import fail
 from sweepgate.results import record as R
 from sweepgate.results.formats import vllm
-from sweepgate.results.measurement import Measurement, edited_or_unsupported, number, outputs_short, random_lengths
+from sweepgate.results.measurement import (Measurement, edited_or_unsupported, number, outputs_short, random_lengths,
+                                           refuse_tokenless)
 from sweepgate.results.normalize import hub_id
 
 NAMES = {**vllm.LATENCIES, "e2e_latency": R.E2EL}
@@ -168,14 +169,12 @@ EMBEDDING_BACKENDS = ("sglang-embedding", "vllm-embedding")
 
 
 def _refuse_embeddings(doc: dict, path: str, line: int) -> None:
-    """Refuse a run against an embeddings endpoint: bench_serving writes it in its generation layout, its
-    output tokens 0 and its TTFT, TPOT and ITL 0 (a mean of nothing), as vLLM's pooling runs are refused."""
+    """Refuse a run against an embeddings endpoint (``refuse_tokenless``): bench_serving writes it in its generation
+    layout, its output tokens 0 and its TTFT, TPOT and ITL 0 (a mean of nothing), so its backend tells it."""
     backend = doc.get("backend")
     if backend in EMBEDDING_BACKENDS:
-        raise fail(path, line, f"format: an SGLang bench_serving run against an embeddings endpoint ({backend}: "
-                   "end-to-end latency only, no tokens generated), not a generation run",
-                   "benchmark the point with a generation backend (sglang, sglang-oai, sglang-oai-chat, vllm) "
-                   "and ingest that output, or remove the file")
+        refuse_tokenless(path, line, "an SGLang bench_serving run", backend,
+                         "backend (sglang, sglang-oai, sglang-oai-chat, vllm)")
 
 
 # What every bench_serving line holds, in every version read here (2024's medians-only lines among them):

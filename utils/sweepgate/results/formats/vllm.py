@@ -18,13 +18,14 @@ import statistics
 from datetime import datetime
 
 from sweepgate.core.errors import fail
+from sweepgate.core.metrics import UNDIRECTED_STATS
 from sweepgate.core.report import count
 from sweepgate.results import derive, plausible
 from sweepgate.results import record as R
 from sweepgate.results.formats.foreign import SweepWarmup
-from sweepgate.core.metrics import UNDIRECTED_STATS
 from sweepgate.results.measurement import (UNSTREAMED_RULE, Measurement, clock_zoned, drop_streamed,
-                                           edited_or_unsupported, further_stat, number, run_window, unix_time)
+                                           edited_or_unsupported, further_stat, number, refuse_tokenless, run_window,
+                                           unix_time)
 from sweepgate.results.units import to_ms
 
 # The client's latency name -> the record's.
@@ -191,23 +192,19 @@ def is_pooling(doc) -> bool:
             and not any(k.endswith(("_ttft_ms", "_tpot_ms", "_itl_ms")) for k in keys))
 
 
-POOLING = ("against a pooling endpoint ({backend}: embeddings, scores or reranking, end-to-end latency only, no "
-           "tokens generated), not a generation run")
-POOLING_FIX = ("benchmark the point with a generation backend (openai, openai-chat, vllm) and ingest that output, "
-               "or remove the file")
+GENERATING = "backend (openai, openai-chat, vllm)"
 
 
 def refuse_pooling(doc, path: str, line: int) -> None:
-    """Refuse a pooling run's output (or a sweep's summary.json of them) as what it is; return otherwise."""
+    """Refuse a pooling run's output (or a sweep's summary.json of them) as what it is (``refuse_tokenless``);
+    return otherwise."""
     listed = isinstance(doc, list) and bool(doc) and all(is_pooling(d) for d in doc)
     if not listed and not is_pooling(doc):
         return
     runs = doc if listed else [doc]
     backend = runs[0].get("backend") or runs[0].get("endpoint_type") or "a pooling backend"
-    what = POOLING.format(backend=backend)
-    if listed:
-        raise fail(path, line, f"format: a list of {len(runs)} vllm bench serve runs {what}", POOLING_FIX)
-    raise fail(path, line, f"format: a vllm bench serve run {what}", POOLING_FIX)
+    run = f"a list of {len(runs)} vllm bench serve runs" if listed else "a vllm bench serve run"
+    refuse_tokenless(path, line, run, backend, GENERATING)
 
 
 # A rate some clients write for a run that kept no one rate: SGLang's bench_serving writes "trace"
@@ -373,14 +370,14 @@ def untimed_first_token(doc: dict, m: Measurement, written: dict | None = None) 
 def first_token_at_end(m: Measurement) -> None:
     """A run whose TTFT is at or above its end-to-end latency at every statistic the output states of both, their
     means among them (their spread aside), over requests of more than one output token on average: the client took
-    each request's first token when its response ended, so it did not stream. SGLang's bench_serving with --disable-stream sets a chat
-    request's TTFT to its latency and times a completions or /generate response's one chunk just after its end
-    (python/sglang/bench_serving.py); its TPOT is then 0 or a hair below and its ITL empty, and its output names no
-    flag that says so. A streamed request's first token comes before its last, so its run's TTFT is below its E2E
-    at every statistic, but a run of one-token answers, whose first token is its last. A line of medians alone
-    (2024's bench_serving) cannot tell a run that did not stream from one whose every other response came in one
-    piece: its TTFT is kept, and a median above the E2E's is warned of (``plausible.oddities``). Treated as AIPerf's
-    streaming: false is (``drop_streamed``)."""
+    each request's first token when its response ended, so it did not stream. SGLang's bench_serving with
+    --disable-stream sets a chat request's TTFT to its latency and times a completions or /generate response's one
+    chunk just after its end (python/sglang/bench_serving.py); its TPOT is then 0 or a hair below and its ITL empty,
+    and its output names no flag that says so. A streamed request's first token comes before its last, so its
+    run's TTFT is below its E2E at every statistic, but a run of one-token answers, whose first token is its last. A
+    line of medians alone (2024's bench_serving) cannot tell a run that did not stream from one whose every other
+    response came in one piece: its TTFT is kept, and a median above the E2E's is warned of (``plausible.oddities``).
+    Treated as AIPerf's streaming: false is (``drop_streamed``)."""
     stated = [(parts, value) for name, value in m.metrics.items() if value is not None
               and (parts := R.latency_stat(name)) and parts[1] not in UNDIRECTED_STATS]
     ttft, e2el = ({stat: value for (of, stat), value in stated if of == latency} for latency in (R.TTFT, R.E2EL))
