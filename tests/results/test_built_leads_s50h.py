@@ -119,3 +119,21 @@ def test_an_aiperf_embeddings_csv_export_is_refused_too(tmp_path, capsys):
     assert rc == 1 and err.splitlines() == [
         f"{csv}:1: format: an AIPerf run against an endpoint that generates no tokens (endpoint type not stated, "
         f"2000 requests completed, no output token counted: {TOKENLESS_REST}"], err
+
+
+def test_a_vllm_run_whose_server_sent_each_response_whole_is_told_by_the_same_code(tmp_path):
+    """vLLM's client always streams a generation request, but a server (or proxy) that sends each response in one
+    chunk gives it a TTFT equal to the latency (its request end is its last token chunk's): the same figures, the
+    same treatment. The real output with its TTFT statistics set to its E2E ones."""
+    from helpers import SAMPLES
+
+    rel = "vllm/vllmbench0.1x_qwen3-32b_h200x8_tp8_isl1024_osl128_c100.json"
+    doc = json.loads((SAMPLES / rel).read_text(encoding="utf-8"))
+    doc.update({f"{stat}_ttft_ms": doc[f"{stat}_e2el_ms"] for stat in ("mean", "median", "std", "p99")})
+    doc.update({key: 0.0 for key in doc if key.endswith(("_tpot_ms", "_itl_ms"))})
+    (tmp_path / "vllm").mkdir()
+    (tmp_path / rel).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    (rec,) = file_records(tmp_path, rel)
+    assert not [k for k in rec[R.METRICS] if k.startswith(("ttft_", "tpot_", "itl_"))], rec[R.METRICS]
+    (real,) = file_records(SAMPLES, rel)  # as written, streamed: kept
+    assert real[R.METRICS][R.latency_name("ttft", "p50")] == pytest.approx(1230.8051818981767)
