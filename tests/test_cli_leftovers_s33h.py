@@ -38,8 +38,9 @@ def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedPro
 
 # --- 1. where the benchmark library comes from ----------------------------------------------
 
-LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, from the repository "
-               "`sweepgate example --keep --no-rehearse` keeps")
+# s50b: from the copy the package ships (here the checkout's own: the tests run the package from it)
+LIBRARY_FIX = ("; copy benchmarks/benchmark_lib.sh and benchmarks/lib/, which the scripts source, "
+               f"from {ROOT}/benchmarks/, where sweepgate ships them")
 # the same fix said in configs/: its paths from the current folder, as every fix's (s42e)
 LIBRARY_FIX_IN_CONFIGS = LIBRARY_FIX.replace(" benchmarks/", " ../benchmarks/")
 
@@ -50,21 +51,19 @@ def test_a_missing_script_s_fix_says_where_the_benchmark_library_comes_from_and_
     rows.write_text(json.dumps(SEED_ROW))
     r = sweepgate(["rehearse", "--exp-name", SEED_EXP, "--row-json", str(rows)], repo.path / "configs")
     assert r.returncode == 1 and "no benchmark script" in r.stderr and LIBRARY_FIX_IN_CONFIGS in r.stderr, r.stderr
-    r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path)
+    # s50b: a repository with no benchmarks/ at all is told so once (test_new_user_s50b); one with its own
+    # scripts but no library is told of each script it lacks
+    own = make_repo(files={"benchmarks/README.md": "# our scripts\n"})
+    r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], own.path)
     problems = [line for line in r.stdout.splitlines() + r.stderr.splitlines() if "resolves to no benchmark script" in line]
     assert r.returncode == 1 and problems and all(LIBRARY_FIX in line for line in problems), r.stdout + r.stderr
     # a repository that has the library is not told to copy it
     has_lib = make_repo(files={"benchmarks/benchmark_lib.sh": "#!/usr/bin/env bash\n"})
     r = sweepgate(["rehearse", "--exp-name", SEED_EXP, "--row-json", str(rows)], has_lib.path)
-    assert r.returncode == 1 and "no benchmark script" in r.stderr and "sweepgate example" not in r.stderr, r.stderr
-    # the fix works as written: the kept repository holds the library
-    r = sweepgate(LIBRARY_FIX.split("`")[1].split()[1:], tmp_path)
-    kept = Path(r.stdout.rstrip().rsplit("repository kept at ", 1)[1])
-    try:
-        assert r.returncode == 0 and (kept / "benchmarks" / "benchmark_lib.sh").is_file(), r.stdout
-        assert (kept / "benchmarks" / "lib" / "core.sh").is_file()
-    finally:
-        shutil.rmtree(kept)
+    assert r.returncode == 1 and "no benchmark script" in r.stderr and "sweepgate ships" not in r.stderr, r.stderr
+    # the fix works as written: the folder it names holds the library
+    shipped = Path(LIBRARY_FIX.split(" from ", 1)[1].split(", where", 1)[0])
+    assert (shipped / "benchmark_lib.sh").is_file() and (shipped / "lib" / "core.sh").is_file(), shipped
 
 
 # --- 2. the comment's chart path ------------------------------------------------------------
@@ -141,7 +140,7 @@ def test_preflight_tells_where_the_library_comes_from_once_not_on_every_missing_
     # s34: a clone of the corpus (no benchmarks/) had the same long fix on each of ~200 problem lines
     from sweepgate.commands.preflight import LIBRARY_LATER
 
-    repo = make_repo()
+    repo = make_repo(files={"benchmarks/README.md": "# our scripts\n"})  # s50b: its own folder, no library
     r = sweepgate(["preflight"], repo.path / "configs")
     problems = [line for line in r.stderr.splitlines() if "resolve" in line and "to no benchmark script" in line]
     assert r.returncode == 1 and len(problems) > 1, r.stderr

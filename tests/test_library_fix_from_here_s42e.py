@@ -42,7 +42,7 @@ def test_a_script_sourcing_the_missing_library_is_told_from_the_current_folder(m
 
 
 def test_preflight_and_plan_say_it_from_the_current_folder(make_repo):
-    repo = make_repo()
+    repo = make_repo(files={"benchmarks/README.md": "# our scripts\n"})  # s50b: its own folder, no library
     r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path / "configs")
     assert r.returncode == 1 and FROM_CONFIGS in r.stderr and LIBRARY_FIX not in r.stderr, r.stderr
     base = repo.head()

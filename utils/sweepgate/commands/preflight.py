@@ -154,13 +154,16 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 
 
 def run(args) -> int:
-    from sweepgate.core.errors import EXIT_FAIL_ON, emit
+    from sweepgate.core.errors import EXIT_FAIL_ON, SweepgateError, emit
     from sweepgate.core.load import repo_root
+    from sweepgate.core.recipes import no_benchmarks
     from sweepgate.engines.preflight import per_image
 
     refuse_combinations(args)
     root = Path(repo_root())
     rows, revision = select_rows(args, root)
+    if rows and (none := no_benchmarks(str(root), "preflight")):  # one line, not a problem for every recipe
+        raise SweepgateError([none])
     found: dict = {}  # each problem once, with the rows it turned up in
     warnings: dict = {}
     notes: dict = {}  # what preflight cannot check (said once; never a warning)

@@ -176,7 +176,8 @@ STEP_SUMMARY_RULE = "step-summary"
 CHANGELOG_FILE = "perf-changelog.yaml"
 OWN_DIR = ".sweepgate"  # sweepgate's own folder at a repository's top: the results store, an example's rehearsals
 SCHEMA_DIR = "configs/schema"
-BENCHMARK_LIB = "benchmarks/benchmark_lib.sh"
+BENCHMARKS_DIR = "benchmarks"  # a repository's benchmark scripts and their library (CONTRACTS section 7)
+BENCHMARK_LIB = f"{BENCHMARKS_DIR}/benchmark_lib.sh"
 # The parts benchmark_lib.sh sources, in its order; a change to any of them is a change
 # to the library (tests/test_benchmark_lib.py checks this list against its `source` lines).
 BENCHMARK_LIB_PARTS = tuple(f"benchmarks/lib/{name}.sh" for name in (

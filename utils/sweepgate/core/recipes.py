@@ -34,14 +34,30 @@ MULTINODE_PARTS = (DISAGG_LIB, *(f"{MULTI_NODE_SCRIPT_DIR}/{name}" for name in (
 SCRIPT_SCENARIO_DIRS = {F.AGENTIC_CODING: "agentic", F.FIXED_SEQ_LEN: "fixed_seq_len"}
 RULE_BASE = "base-unreadable"
 RULE_NO_LIBRARY = "missing-library"
-# Where a repository without the benchmark library gets it (``library_copy``, the fix's end)
+# Where a repository without the benchmark library gets it when the installed package's copy cannot be found
 LIBRARY_KEPT = "from the repository `sweepgate example --keep --no-rehearse` keeps"
+RULE_NO_BENCHMARKS = "no-benchmarks-folder"
+
+
+def shipped_benchmarks() -> str | None:
+    """The benchmarks/ folder the installed package ships (the example fleet's: the library, its parts, the
+    example's scripts and launchers), as an absolute path a fix can name; None when it cannot be found."""
+    import os
+
+    from sweepgate.core.fleet import fleet_root
+
+    try:
+        folder = os.path.join(fleet_root(), F.BENCHMARKS_DIR)
+    except SweepgateError:
+        return None
+    return folder if os.path.isfile(os.path.join(folder, posixpath.basename(F.BENCHMARK_LIB))) else None
 
 
 def library_copy(root: str | None = None) -> str:
     """The fix of a repository without the benchmark library (of a missing script, where it lacks it too): copy
-    it from the example's repository, to its paths from the current folder (``repopaths.from_here``), as every
-    fix names them. ``root``: the repository's top, else the one the current folder is in."""
+    it from the copy the installed package ships (``shipped_benchmarks``), to its paths from the current folder
+    (``repopaths.from_here``), as every fix names them. ``root``: the repository's top, else the one the current
+    folder is in."""
     from sweepgate.core.repopaths import from_here
     from sweepgate.core.worktop import enclosing_top
 
@@ -49,7 +65,29 @@ def library_copy(root: str | None = None) -> str:
     lib, parts = (F.BENCHMARK_LIB, posixpath.dirname(F.BENCHMARK_LIB_PARTS[0]))
     if top:
         lib, parts = from_here(top, lib), from_here(top, parts)
-    return f"copy {lib} and {parts}/, which the scripts source, {LIBRARY_KEPT}"
+    shipped = shipped_benchmarks()
+    where = f"from {shipped}/, where sweepgate ships them" if shipped else LIBRARY_KEPT
+    return f"copy {lib} and {parts}/, which the scripts source, {where}"
+
+
+def no_benchmarks(root: str, command: str) -> Diagnostic | None:
+    """The one problem of a repository with no benchmarks/ folder at all (a clone holding only configs/ and the
+    changelog), for a ``command`` that runs rows' scripts: said once, at the folder's path from here, with
+    where the package's own scripts are; None when the folder is there."""
+    import os
+
+    from sweepgate.core.repopaths import from_here
+
+    if os.path.isdir(os.path.join(root, F.BENCHMARKS_DIR)):
+        return None
+    here = from_here(root, F.BENCHMARKS_DIR)
+    shipped = shipped_benchmarks()
+    start = (f"start from the ones sweepgate ships: cp -r {shipped} {here} ({shipped}/README.md says how to "
+             "write a script)" if shipped else "start from the benchmarks/ of the repository `sweepgate example "
+             "--keep --no-rehearse` keeps")
+    return Diagnostic(here, 0, 0, RULE_NO_BENCHMARKS,
+                      f"no such folder; {command} runs each row's benchmark script from it (CONTRACTS section 7)",
+                      f"add your scripts under {here}/, or {start}")
 
 
 def gpu_family(runner: str) -> str:
