@@ -417,4 +417,18 @@ def missing_changelog(git, base_sha: str, path: str, where: str) -> tuple[str, s
         return f"does not exist {where}", "restore the changelog; it is append-only"
     if not path:
         return "--changelog-file is empty", CHANGELOG_PATH_FIX
+    if path == F.CHANGELOG_FILE:  # the default, never there: a repository that keeps no changelog (yet)
+        return no_changelog(git.root, where)
     return f"not a file at the base or {where}", CHANGELOG_PATH_FIX
+
+
+def no_changelog(root: str, where: str) -> tuple[str, str]:
+    """(message, hint) for a repository with no perf-changelog.yaml at the base nor ``where``: the file named
+    from the current folder, and the command that makes it (or the flag that names one kept elsewhere)."""
+    from sweepgate.core.repopaths import from_here
+
+    here = from_here(root, F.CHANGELOG_FILE)
+    said = "" if here == F.CHANGELOG_FILE else f" ({here} from here)"
+    return (f"no such file{said} at the base or {where}: the repository has no perf changelog",
+            f"create it with `sweepgate changelog add --key KEY --description TEXT`, which writes {here} with "
+            "this change's entry, and commit it; or pass --changelog-file with the path of your changelog")

@@ -72,10 +72,12 @@ def library_copy(root: str | None = None) -> str:
 
 def no_benchmarks(root: str, command: str) -> Diagnostic | None:
     """The one problem of a repository with no benchmarks/ folder at all (a clone holding only configs/ and the
-    changelog), for a ``command`` that runs rows' scripts: said once, at the folder's path from here, with
-    where the package's own scripts are; None when the folder is there."""
+    changelog), for a ``command`` that runs rows' scripts: said once, at the folder (from the top, as every place
+    the command found itself), the fix's paths from here, with where the package's own scripts are; None when
+    the folder is there."""
     import os
 
+    from sweepgate.core.errors import read_from_the_top
     from sweepgate.core.repopaths import from_here
 
     if os.path.isdir(os.path.join(root, F.BENCHMARKS_DIR)):
@@ -85,9 +87,10 @@ def no_benchmarks(root: str, command: str) -> Diagnostic | None:
     start = (f"start from the ones sweepgate ships: cp -r {shipped} {here} ({shipped}/README.md says how to "
              "write a script)" if shipped else "start from the benchmarks/ of the repository `sweepgate example "
              "--keep --no-rehearse` keeps")
-    return Diagnostic(here, 0, 0, RULE_NO_BENCHMARKS,
+    read_from_the_top([F.BENCHMARKS_DIR])  # an annotation's place too, from a subfolder
+    return Diagnostic(F.BENCHMARKS_DIR, 0, 0, RULE_NO_BENCHMARKS,
                       f"no such folder; {command} runs each row's benchmark script from it (CONTRACTS section 7)",
-                      f"add your scripts under {here}/, or {start}")
+                      f"add your scripts under {here}/, or {start}", in_file=True)
 
 
 def gpu_family(runner: str) -> str:
