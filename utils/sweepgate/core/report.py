@@ -80,6 +80,11 @@ def _columns() -> int | None:
     return int(columns) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
 
 
+def columns_set() -> bool:
+    """Whether COLUMNS asks for a width (``_columns``): a pipe's reader who set it chose the width."""
+    return _columns() is not None
+
+
 class PrintableStream:
     """A text stream that writes every control character but a line end and a tab as an escape
     (``errors.printable``): sys.stdout and sys.stderr while a results command runs (``printable_streams``), so

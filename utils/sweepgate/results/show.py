@@ -40,6 +40,13 @@ UNSTATED = "\u2014"
 # The columns of counts a run measured, each written as a whole number (``8``, not a figure's ``8.00``), with no
 # direction (never judged), blank for a failed job as its figures are.
 COUNT_COLUMNS = (R.MAX_CONCURRENT_REQUESTS,)
+# Written to a pipe or a file with no COLUMNS (a CI log, `| less`), the table is made to fit PIPED_WIDTH: these
+# columns, least needed to read the figures first, are left out until it does (a line under it names them and how
+# to get them), then the widest text columns are folded (FOLDED). A terminal, or a set COLUMNS, keeps its width.
+PIPED_WIDTH = 200
+LEFT_OUT_PIPED = (R.RESULT_FILENAME, R.RUN_ID, R.MAX_CONCURRENT_REQUESTS, R.MAX_OUTPUT_TOKENS_PER_S,
+                  R.latency_name(R.E2EL, "p50"))
+FOLDED = (R.EVALS, R.MODEL, R.CONFIG_KEY, R.IMAGE)  # words of a cell go over lines in the table's last resort
 # Left out where the title names the one ref of every row (`--run`, `--ref`).
 REF_COLUMN = R.REF
 # Shown only where the lines ran more than one image, each named by what tells it from the others
@@ -257,12 +264,11 @@ def _columns(records: list[dict], ref_column: bool) -> tuple[list[tuple], list[l
 def table(records: list[dict], stream, title: str, ref_column: bool = True) -> None:
     """A rich table; styles only on a terminal and none under NO_COLOR. On a terminal (or a set
     COLUMNS) too narrow for the table, one block per point instead (a squeezed table shows no
-    figure at all); a pipe gets the whole table. ``ref_column``: whose each row is (main's, a
+    figure at all); a pipe or a file with no COLUMNS gets the table fitted to PIPED_WIDTH (``_fit_piped``).
+    ``ref_column``: whose each row is (main's, a
     PR's), unless the title says it for all."""
-    from rich.table import Table
-
+    from sweepgate.core.report import columns_set, fits, plain, print_block, print_wrapped
     from sweepgate.core.report import console as make_console
-    from sweepgate.core.report import fits, plain, print_block, print_wrapped
 
     console = make_console(stream)
     if any(rec.get(R.REHEARSAL) for rec in records):
@@ -271,14 +277,11 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         console.print(plain(L.CANCELLED_RUN_NOTE, "yellow"))
     columns, cells = _columns(records, ref_column)
     console.print(plain(title, "italic"))  # not the table's title: rich pads that to the table's width
-    tbl = Table()
-    for header, field in columns:
-        numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE, *COUNT_COLUMNS)
-        tbl.add_column(header, justify="right" if numeric else "left", no_wrap=True)
     styles = [None if rec.get(R.STATUS) == R.SUCCESS else "red" for rec in records]  # every stored record states one
-    for row, style in zip(cells, styles):  # plain: a file name or a model is shown as written, never markup
-        tbl.add_row(*map(plain, row), style=style)
-    if fits(console, tbl):
+    tbl, left_out, folded = _table(columns, cells, styles), "", False
+    if not console.is_terminal and not columns_set():
+        tbl, columns, cells, left_out, folded = _fit_piped(console, columns, cells, styles)
+    if folded or fits(console, tbl):  # folded: as wide as _fit_piped made the console
         console.print(tbl)
     else:
         for row, style in zip(cells, styles):
@@ -288,3 +291,55 @@ def table(records: list[dict], stream, title: str, ref_column: bool = True) -> N
         print_wrapped(console, line)
     for line in unstated_lines(records, columns):
         print_wrapped(console, line)
+    if left_out:
+        print_wrapped(console, left_out)
+
+
+def _table(columns, cells, styles, fold: bool = False):
+    """The rich table of these columns; ``fold``: the FOLDED columns' cells may go over lines, at their words."""
+    from rich.table import Table
+
+    from sweepgate.core.report import plain
+
+    tbl = Table()
+    for header, field in columns:
+        numeric = field in R.DIRECTION or field in (R.CONC, R.REQUEST_RATE, *COUNT_COLUMNS)
+        folds = fold and field in FOLDED
+        tbl.add_column(header, justify="right" if numeric else "left", no_wrap=not folds,
+                       overflow="fold" if folds else "ellipsis")
+    for row, style in zip(cells, styles):  # plain: a file name or a model is shown as written, never markup
+        tbl.add_row(*map(plain, row), style=style)
+    return tbl
+
+
+def _fit_piped(console, columns, cells, styles) -> tuple:
+    """The table a pipe or a file with no COLUMNS gets: whole when it is at most PIPED_WIDTH wide; else without
+    the LEFT_OUT_PIPED columns it holds, in their order, until it fits, then with its FOLDED columns folded;
+    and the line that says what was left out and how to see it. (table, columns, cells, that line or '', whether
+    it was folded: the console is then as wide as the table may be)."""
+    from rich.measure import Measurement
+
+    def width(tbl, least: bool = False) -> int:
+        measured = Measurement.get(console, console.options.update(max_width=10**6), tbl)
+        return measured.minimum if least else measured.maximum
+
+    whole = width(_table(columns, cells, styles))
+    if whole <= PIPED_WIDTH:
+        return _table(columns, cells, styles), columns, cells, "", False
+    left: list[str] = []
+    for field in LEFT_OUT_PIPED:
+        if field not in (f for _, f in columns):
+            continue
+        i = [f for _, f in columns].index(field)
+        left.append(columns[i][0])
+        columns, cells = columns[:i] + columns[i + 1:], [row[:i] + row[i + 1:] for row in cells]
+        if width(_table(columns, cells, styles)) <= PIPED_WIDTH:
+            break
+    tbl, folded = _table(columns, cells, styles), False
+    if width(tbl) > PIPED_WIDTH:
+        tbl, folded = _table(columns, cells, styles, fold=True), True
+        # the folded columns give up their width to fit it, at their words (no wider than a table of whole words)
+        console.width = max(PIPED_WIDTH, width(tbl, least=True))
+    said = (f"Left out to fit {PIPED_WIDTH} columns: {', '.join(left)}; `--json` prints every field, and "
+            f"COLUMNS={whole} the whole table.") if left else ""
+    return tbl, columns, cells, said, folded
