@@ -72,7 +72,8 @@ def refuse_combinations(args) -> None:
 
 
 def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
-    """The rows to rehearse, and what reads the revision they come from (their configs' places)."""
+    """The rows to rehearse, and what reads the revision they come from (their configs' places); refused in one
+    line where the repository has no benchmarks/ folder to rehearse them from (``recipes.no_benchmarks``)."""
     if args.base_ref:
         from sweepgate.core.errors import SweepgateError
         from sweepgate.core.load import open_repo
@@ -94,6 +95,12 @@ def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
         rows = list(worktree_rows(root, args.config_keys or None))
         rows += sweep_eval_rows(rows)  # the eval jobs a sweep of them runs: their lm-eval commands too
         revision = functools.partial(worktree_revision, root)
+    if rows:
+        from sweepgate.core.errors import SweepgateError
+        from sweepgate.core.recipes import no_benchmarks
+
+        if none := no_benchmarks(str(root), "preflight"):  # one line, not a problem for every recipe's script
+            raise SweepgateError([none])
     return (rows if args.every_conc else one_per_recipe(rows)), functools.cache(revision)
 
 
@@ -154,16 +161,13 @@ def refuse_other_scripts(git, head_ref: str) -> None:
 
 
 def run(args) -> int:
-    from sweepgate.core.errors import EXIT_FAIL_ON, SweepgateError, emit
+    from sweepgate.core.errors import EXIT_FAIL_ON, emit
     from sweepgate.core.load import repo_root
-    from sweepgate.core.recipes import no_benchmarks
     from sweepgate.engines.preflight import per_image
 
     refuse_combinations(args)
     root = Path(repo_root())
     rows, revision = select_rows(args, root)
-    if rows and (none := no_benchmarks(str(root), "preflight")):  # one line, not a problem for every recipe
-        raise SweepgateError([none])
     found: dict = {}  # each problem once, with the rows it turned up in
     warnings: dict = {}
     notes: dict = {}  # what preflight cannot check (said once; never a warning)
