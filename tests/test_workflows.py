@@ -568,7 +568,8 @@ def test_the_comment_job_runs_no_pr_code(docs):
     environment, and runs main's sweepgate on the report collect wrote (docs/security.md)."""
     job = docs["run-sweep.yml"]["jobs"]["comment"]
     assert job["runs-on"] == "ubuntu-latest" and "uses" not in job
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    # actions: read only to fetch collect's artifact by run-id (test_every_download_finds_an_earlier_attempt_s_artifacts)
+    assert job["permissions"] == {"contents": "read", "actions": "read", "pull-requests": "write"}
     assert "environment" not in job and not names_secret(job)
     assert "collect" in job["needs"] and "needs.decide.outputs.pr_number != ''" in job["if"]
     uses = [s["uses"].split("@")[0] for s in job["steps"] if "uses" in s]
@@ -1601,6 +1602,29 @@ def test_the_matrix_artifact_is_fetched_by_run_id_with_a_token(docs):
         assert step["with"]["run-id"] == "${{ github.run_id }}", name
         assert step["with"]["github-token"] == "${{ github.token }}", name
         assert docs[name]["jobs"]["benchmark"]["permissions"] == {"contents": "read", "actions": "read"}
+
+
+def test_every_download_finds_an_earlier_attempt_s_artifacts(docs):
+    """s50e: the comment job fetched collect's `sweepgate-results` artifact by name alone. Re-run alone (Re-run
+    failed jobs after its post or the regression check failed) it is a later attempt that keeps the earlier
+    attempt's collect, and the default download, which asks the artifact service for the running attempt's
+    artifacts, found none: the comment never went up again. Every download names the run and a token (the REST
+    API, scoped to the run), and its job grants `actions: read`, which that API asks for, and no more for it."""
+    seen = []
+    for name, doc in docs.items():
+        for job_name, job in doc["jobs"].items():
+            for step in job.get("steps", []):
+                if "actions/download-artifact@" not in step.get("uses", ""):
+                    continue
+                seen.append(f"{name}:{job_name}")
+                given = step.get("with") or {}
+                assert given.get("run-id") == "${{ github.run_id }}", f"{name}:{job_name}: a download without run-id"
+                assert given.get("github-token") == "${{ github.token }}", \
+                    f"{name}:{job_name}: a download without github-token"
+                assert (job.get("permissions") or {}).get("actions") == "read", \
+                    f"{name}:{job_name}: downloads by run-id without actions: read"
+    assert {"run-sweep.yml:collect", "run-sweep.yml:comment", "benchmark-tmpl.yml:benchmark",
+            "benchmark-multinode-tmpl.yml:benchmark"} <= set(seen), seen
 
 
 def test_every_download_is_of_this_run_s_artifacts(docs):
