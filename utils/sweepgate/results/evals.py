@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from sweepgate.results import compare as C
@@ -64,6 +64,10 @@ class EvalVerdict:
     # the newest baseline run with the score, passed over for an older one that ran it as this run did:
     # {"run-id", "why"} (``incomparable``); None when the baseline is the newest with the score
     passed_over: dict | None = None
+    image: str | None = None  # the image the run's eval record names (``_image``): the evals table's image column
+    # what the run's eval record ran otherwise than its baseline's run (``compare.recipe_changes``), as a throughput
+    # Verdict names it: the evals table's recipe change
+    recipe_changes: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)  # "model" where a point has it (Verdict.as_json): a rowless run's only name
@@ -258,14 +262,15 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
     """Every score of the PR's eval records at ``pt`` (one attempt's; a later record's score wins);
     an eval job that failed (its newest attempt) and left no score is one ``failed`` verdict."""
     sides = (any(bool(rec.get(R.REHEARSAL)) for rec in heads), any(bool(b.get(R.REHEARSAL)) for b in base))
-    scores = {_key(e): e for rec in heads if not C.job_failed(rec) for e in rec.get(R.EVALS) or []}
-    if not scores and any(C.job_failed(rec) for rec in heads):
-        status = next(rec[R.STATUS] for rec in heads if C.job_failed(rec))
-        return [EvalVerdict(pt, JOB, "", "", dict(NO_SCORE),
-                            None, None, None, C.FAILED, f"the eval job's status is {status}: no score to judge",
-                            sides, _model([*heads, *base]))]
-    out, model = [], _model([*heads, *base])
-    for key, entry in scores.items():
+    scored = {_key(e): (e, rec) for rec in heads if not C.job_failed(rec) for e in rec.get(R.EVALS) or []}
+    image, model = _image(heads), _model([*heads, *base])
+    if not scored and any(C.job_failed(rec) for rec in heads):
+        failed = next(rec for rec in heads if C.job_failed(rec))
+        return [EvalVerdict(pt, JOB, "", "", dict(NO_SCORE), None, None, None, C.FAILED,
+                            f"the eval job's status is {failed[R.STATUS]}: no score to judge", sides, model,
+                            image=image, recipe_changes=C.recipe_changes(failed, base))]
+    out = []
+    for key, (entry, rec) in scored.items():
         found, apart, passed = baseline_entry(entry, base)
         head = _figures(entry)
         baseline = _figures(*found) if found else None
@@ -273,8 +278,24 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         verdict, difference, margin, why = (NOT_JUDGED, None, None, apart) if apart else \
             judge(head, baseline, key[1], stated=stated)
         out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model, stated,
-                               passed))
-    return out + [dataclasses.replace(v, model=model) for v in _lost_scores(pt, scores, base, sides)]
+                               passed, image, _changes(rec, base, found[1] if found else None)))
+    lost = _lost_scores(pt, scored, base, sides)
+    ran = next(iter(scored.values()), (None, None))[1]
+    return out + [dataclasses.replace(v, model=model, image=image,
+                                      recipe_changes=_changes(ran, base, str(v.baseline.get(R.RUN_ID))))
+                  for v in lost]
+
+
+def _image(records: list[dict]) -> str | None:
+    """The engine image the first of the run's eval ``records`` that names one ran (its matrix row's)."""
+    return next((str(rec[R.IMAGE]) for rec in records if rec.get(R.IMAGE) not in (None, "")), None)
+
+
+def _changes(head: dict | None, base: list[dict], run: str | None) -> list[str]:
+    """What the run's eval record ``head`` ran otherwise than the record of baseline run ``run`` (of ``base``, one
+    record a run), as a throughput point's recipe change says it (``compare.recipe_changes``); [] without either."""
+    rec = next((b for b in base if str(b.get(R.RUN_ID)) == run), None) if run is not None else None
+    return C.recipe_changes(head, [rec]) if head is not None and rec is not None else []
 
 
 def _model(records: list[dict]) -> str | None:

@@ -33,8 +33,11 @@ REHEARSAL_NOTE = L.REHEARSAL_NOTE
 PR_COLUMN = "PR"  # the run's figures' column in every table, over a pull request's run (``run_column``)
 THIS_RUN = "this run"  # that column over a run that is no PR's (as the charts name it)
 RUN_COLUMN = 2  # where that column is, in HEADERS and EVAL_HEADERS
+# The last column of the points' and the evals' tables, only where a row has one (``_point_columns``): what the run
+# ran otherwise than its baseline's (newest) run there (``compare.recipe_changes``)
+RECIPE_HEADER = "recipe change"
 HEADERS = ("point", "metric", PR_COLUMN, "baseline median [interval] (n)", "change (threshold)", "verdict",
-           "recipe change")
+           RECIPE_HEADER)
 IMPROVED_SECTION = "Improved"
 SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), (IMPROVED_SECTION, (C.IMPROVED,)),
             ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
@@ -44,7 +47,7 @@ STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green
 # The evals table: a score's baseline is one run's (the newest of the window alike, ``evals.baseline_entry``), named
 # in the column after it, headed as the not-measured table heads its run column (``ref_run``: "main run").
 BASELINE_RUN_COLUMN = 4  # where that column is in EVAL_HEADERS
-EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "baseline run", "change (margin)", "verdict")
+EVAL_HEADERS = ("point", "score", PR_COLUMN, "baseline", "baseline run", "change (margin)", "verdict", RECIPE_HEADER)
 # Where the rows a report cut to its limit leaves out are, when its caller says nowhere else (``markdown``'s
 # ``more``): `results compare` gives the workflow run's step summary, or the command that lists them all.
 MORE = "see `--json`"
@@ -66,10 +69,13 @@ def ref_run(baseline_ref: str) -> str:
     return f"{R.short_ref(baseline_ref)} run"
 
 
-def eval_headers(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF) -> tuple[str, ...]:
-    """EVAL_HEADERS, the run's column labelled as ``run_column`` says, the baseline's run column by its ref."""
+def eval_headers(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASELINE_REF, naming: Naming | None = None,
+                 with_recipe: bool = False) -> tuple[str, ...]:
+    """EVAL_HEADERS, the run's column labelled as ``run_column`` says, the baseline's run column by its ref; the
+    image and recipe change columns as a table of points has them (``_point_columns``)."""
     headers = _with_run(EVAL_HEADERS, run_column(comparison))
-    return headers[:BASELINE_RUN_COLUMN] + (ref_run(baseline_ref),) + headers[BASELINE_RUN_COLUMN + 1:]
+    headers = headers[:BASELINE_RUN_COLUMN] + (ref_run(baseline_ref),) + headers[BASELINE_RUN_COLUMN + 1:]
+    return _point_columns(headers, naming or PLAIN, with_recipe)
 
 
 def _sweep(pt: tuple) -> tuple:
@@ -116,17 +122,35 @@ def point_naming(comparison: C.Comparison) -> Naming:
 
 def point_images(comparison: C.Comparison) -> dict:
     """Each point of the run the image it ran, named by what tells it from the others (``labels.image_labels``, as
-    `results show`'s image column), where the run's points ran more than one image; {} where they ran one."""
+    `results show`'s image column), where the run's points ran more than one image; {} where they ran one. Its
+    points are its throughput points and its eval scores' (``EvalVerdict.image``): every table of one report names
+    an image alike, and has the column where the run ran more than one, whichever table shows which."""
     images = {pt: str(rec[R.IMAGE]) for pt, rec in comparison.heads.items() if rec.get(R.IMAGE) not in (None, "")}
+    for e in comparison.evals:  # an eval-only job's point is in no other table
+        if e.image:
+            images.setdefault(e.point, e.image)
     said = L.image_labels(images.values())
     return {pt: said[image] for pt, image in images.items()} if len(said) > 1 else {}
 
 
 def point_headers(naming: Naming, with_recipe: bool, run: str) -> tuple[str, ...]:
-    """The headers of a table of points (HEADERS): the run's column named ``run``; the recipe change's only
-    ``with_recipe``; an IMAGE_HEADER column after the point where ``naming`` names images."""
-    headers = _with_run(HEADERS if with_recipe else HEADERS[:-1], run)
+    """The headers of a table of points (HEADERS): the run's column named ``run``; the image and recipe change
+    columns as ``_point_columns`` has them."""
+    return _point_columns(_with_run(HEADERS, run), naming, with_recipe)
+
+
+def _point_columns(headers: tuple[str, ...], naming: Naming, with_recipe: bool) -> tuple[str, ...]:
+    """``headers`` (a point first, RECIPE_HEADER last) as a table of a comparison's points has them, its verdicts' or
+    its eval scores': the recipe change's column only ``with_recipe`` (a row has one); an IMAGE_HEADER column after
+    the point where ``naming`` names images (``point_images``: the run's points ran more than one)."""
+    headers = headers if with_recipe else headers[:-1]
     return headers[:1] + (IMAGE_HEADER,) + headers[1:] if naming.images else headers
+
+
+def _imaged(row: tuple[str, ...], pt: tuple, naming: Naming) -> tuple[str, ...]:
+    """A row of point ``pt``'s cells with its image after its label where ``naming`` names images
+    (``_point_columns``)."""
+    return row[:1] + (naming.images.get(pt, ""),) + row[1:] if naming.images else row
 
 
 def point_label(pt: tuple, naming: Naming = PLAIN) -> str:
@@ -158,8 +182,7 @@ def point_units(pt: tuple, naming: Naming = PLAIN) -> list[str]:
 def cells(v: C.Verdict, naming: Naming = PLAIN) -> tuple[str, ...]:
     """One verdict as the table's cells (``point_headers``: HEADERS, with the point's image after it where
     ``naming`` names images); ``naming``: ``point_naming`` of its comparison."""
-    row = _cells(v, naming)
-    return row[:1] + (naming.images.get(v.point, ""),) + row[1:] if naming.images else row
+    return _imaged(_cells(v, naming), v.point, naming)
 
 
 def _cells(v: C.Verdict, naming: Naming) -> tuple[str, ...]:
@@ -190,18 +213,21 @@ def _figures(f: dict, samples: bool) -> str:
 
 
 def eval_cells(v: E.EvalVerdict, verdict: str | None = None, naming: Naming = PLAIN) -> tuple[str, ...]:
-    """One eval score's verdict as the evals table's cells (EVAL_HEADERS); the sample counts only
+    """One eval score's verdict as the evals table's cells (``eval_headers``: EVAL_HEADERS, with the point's image
+    after it where ``naming`` names images); the sample counts only
     where they differ (why such scores are not judged); the baseline's run id in the column after its score
     ("none" with no baseline; the throughput tables' baseline is a median of runs, their count its n). The
-    verdict cell is ``verdict`` when given (the verdict with its reason or its note's number)."""
+    verdict cell is ``verdict`` when given (the verdict with its reason or its note's number); the recipe change
+    last, against the score's baseline run, as a point's verdict names it against main's newest run there."""
     counts = (None, None) if v.baseline is None else (v.baseline.get(R.EVAL_SAMPLES), v.head.get(R.EVAL_SAMPLES))
     samples = None not in counts and counts[0] != counts[1]
     mark, base_mark = (" (rehearsal)" if side else "" for side in v.sides)  # as a figure's cells say it
     base = "none" if v.baseline is None else _figures(v.baseline, samples) + base_mark
     run = "none" if v.baseline is None else str(v.baseline.get(R.RUN_ID))
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
-    return (point_label(v.point, naming), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
-            base, run, diff, verdict or v.verdict)
+    row = (point_label(v.point, naming), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
+           base, run, diff, verdict or v.verdict, "; ".join(v.recipe_changes))
+    return _imaged(row, v.point, naming)
 
 
 def eval_notes(evals: list[E.EvalVerdict]) -> dict[str, int]:
@@ -227,13 +253,11 @@ def _md_evals(comparison: C.Comparison, naming: Naming, max_rows: int | None = N
     if not comparison.evals:
         return []
     shown = comparison.evals if max_rows is None else comparison.evals[:max_rows]
+    rows = [eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, naming) for v in shown]
+    headers = eval_headers(comparison, baseline_ref, naming, any(row[-1] for row in rows))
     lines = [f"#### Evals ({eval_summary(comparison)})", "",
-             "| " + " | ".join(map(_md_escape, eval_headers(comparison, baseline_ref))) + " |",
-             "|" + "---|" * len(EVAL_HEADERS)]
-    for i, v in enumerate(shown):  # a point named in its first row only, as in every other table
-        row = eval_cells(v, f"{v.verdict}: {v.why}" if v.why else None, naming)
-        row = ("",) + row[1:] if i and shown[i - 1].point == v.point else row
-        lines.append("| " + " | ".join(map(_md_escape, row)) + " |")
+             "| " + " | ".join(map(_md_escape, headers)) + " |", "|" + "---|" * len(headers)]
+    lines += _md_rows(rows, [v.point for v in shown], headers, naming)  # a point named once, as in every table
     if len(shown) < len(comparison.evals):
         lines.append(f"\n{count(len(comparison.evals) - len(shown), 'more eval row')}: {more}.")
     return lines + [""]
@@ -558,10 +582,18 @@ def _md_table(verdicts: list[C.Verdict], naming: Naming = PLAIN, run: str = PR_C
     it, their point cell empty, are its other metrics. ``run``: the run's column (``run_column``)."""
     rows = [cells(v, naming) for v in verdicts]
     headers = point_headers(naming, any(r[-1] for r in rows), run)
-    named = 2 if naming.images else 1  # the point's cells said in its first row alone: its label, its image
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    return lines + _md_rows(rows, [v.point for v in verdicts], headers, naming)
+
+
+def _md_rows(rows: list[tuple[str, ...]], points: list[tuple], headers: tuple[str, ...], naming: Naming) -> list[str]:
+    """A table of points' ``rows`` (of ``points``; their recipe change last) as Markdown rows under ``headers``
+    (``_point_columns``): a point's label, and its image, in the first of its consecutive rows only, its recipe
+    change again only where it differs from the row's above."""
+    named = 2 if naming.images else 1  # the point's cells said in its first row alone: its label, its image
+    lines = []
     for i, row in enumerate(rows):
-        if i and verdicts[i - 1].point == verdicts[i].point:  # and its recipe change, said once too
+        if i and points[i - 1] == points[i]:  # and its recipe change, said once too
             row = ("",) * named + (*row[named:-1], "" if row[-1] == rows[i - 1][-1] else row[-1])
         lines.append("| " + " | ".join(_md_escape(c) for c in row[:len(headers)]) + " |")
     return lines
@@ -964,7 +996,7 @@ def _console(stream):
 
 # The columns a narrow terminal wraps (of the points' table, then of the evals', whose run column
 # (``run_column``) wraps too: a score and its stderr; a point's figure stays whole, right-aligned).
-FOLDABLE = ("baseline median [interval] (n)", "recipe change", "score", "baseline", "change (margin)")
+FOLDABLE = ("baseline median [interval] (n)", RECIPE_HEADER, "score", "baseline", "change (margin)")
 MIN_FOLD = 10  # narrowest a FOLDABLE column gets when even its longest word does not fit
 INDENT = 2  # a point's metric rows sit this far in under its label
 HANG = 2  # a wrapped sentence's lines after its first sit this far in (print_wrapped's indent)
@@ -1156,15 +1188,15 @@ def _eval_table(console, comparison: C.Comparison, naming: Naming,
         return
     notes = eval_notes(comparison.evals)
     rows = [(v, _printable(eval_cells(v, f"{v.verdict} [{notes[v.why]}]" if v.why else None, naming))) for v in comparison.evals]
-    headers = eval_headers(comparison, baseline_ref)
+    headers = eval_headers(comparison, baseline_ref, naming, any(row[-1] for _, row in rows))
     grid = _grid(headers)
     for v, row in rows:
-        _add(grid, v, row)
+        _add(grid, v, row[:len(headers)])
     console.print("evals", style="bold")
     if fits(console, grid):
         console.print(grid)
     else:
-        _by_point(console, headers, rows, naming, foldable=(*FOLDABLE, headers[RUN_COLUMN]))
+        _by_point(console, headers, rows, naming, foldable=(*FOLDABLE, run_column(comparison)))
     for why, n in notes.items():  # a reason is words, not rich markup (print_counts prints Text)
         print_counts(console, f"[{n}] {why}", style=STYLES[E.NOT_JUDGED])
     print_counts(console, eval_summary(comparison))
