@@ -2113,7 +2113,7 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
               if not any(begin <= m.start() < end for begin, end in comments)
               and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
               and _with_an_interpreter(text, ends, m.start(), m.end())]
-    arguments, commands = _argument_words(text, code, literal)
+    arguments, commands = _argument_words(text, code, literal, {end for _, end in spans})
     words += commands
     runners = _runners(text, code, spans, words)
     inherited = []  # (s49c) the functions that run a parameter a file sourced before defines (or one sourcing this)
@@ -2141,7 +2141,9 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
 _RUNS_ARGUMENT = " runs-argument "
 _SCRIPT_SUFFIX = re.compile(r'\.(?:sh|bash|py)$')
 # A positional parameter as a word (`"$1"`, `${2}`, `"$@"`): in a function's body, a word of where it is called
-_POSITIONAL_WORD = re.compile(r'"?\$(?:[1-9*@]|\{(?:[1-9]|[*@])\})"?')
+# (s50c: with a default or a check, `"${1:-}"`, `${1:?need a script}`, as a `set -u` script takes its arguments)
+_POSITIONAL = r'\$(?:[1-9*@]|\{[1-9*@](?::?[-?=][^}]*)?\})'
+_POSITIONAL_WORD = re.compile(rf'"?{_POSITIONAL}"?')
 
 
 def _runners(text: str, code: str, spans, words: list[tuple[int, str]]) -> list[shellflow.Region]:
@@ -2158,8 +2160,9 @@ def _runners(text: str, code: str, spans, words: list[tuple[int, str]]) -> list[
 
 
 def _copied_parameter(name: str) -> re.Pattern:
-    """An assignment of ``name`` to a positional parameter alone (`script="$1"`, `local s=${2}`, `declare -r s="$@"`)."""
-    return re.compile(rf'(?<![\w$./-]){re.escape(name)}=(["\']?)\$(?:\{{?[1-9]\}}?|@|\*)\1(?=[\s;)}}]|$)')
+    """An assignment of ``name`` to a positional parameter alone (`script="$1"`, `local s=${2}`, `declare -r s="$@"`,
+    `local s="${1:-}"`)."""
+    return re.compile(rf'(?<![\w$./-]){re.escape(name)}=(["\']?){_POSITIONAL}\1(?=[\s;)}}]|$)')
 
 
 def _called_with(code: str, runners: list[shellflow.Region], inherited=()) -> list[tuple[int, int]]:
@@ -2235,13 +2238,13 @@ def _batch_script(bare: str, before: str) -> bool:
     return bare.endswith(_BATCH_SCRIPT) or "/" in _AN_EXPANSION.sub("", bare) and not _batch_valued(before)
 
 
-def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+def _argument_words(text: str, code: str, literal, ends=()) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """Each word of each command of ``text`` (found where a command begins in its ``code``; not in a comment or a
     heredoc's body, ``literal``), its own word and its assignments among them, that may name a file the program opens:
-    the word (`c.json`, `"$D/t.jinja"`), or what follows the `=` of an option's or an assignment's word
-    (`--config=c.json`, `CFG=c.json`); never an option alone, a number or a redirection (``_read_words`` reads the
-    file after a `<`), nor the words of ``_NO_ARGUMENTS``' commands. Each an offset and the word; and, second, each
-    command's own word that is a path (a `/` outside its expansions: `"./$f"`) or a Slurm one's script, a file run."""
+    the word (`c.json`, one before a `)` that ``ends`` a `$( )` or subshell, s50c), or what follows the `=` of an
+    option's or an assignment's word (`--config=c.json`); never an option, a number, a `case` pattern or a redirection
+    (``_read_words`` reads the file after `<`), nor ``_NO_ARGUMENTS``' words. Each an offset and the word; and, second,
+    each command's own word that is a path (a `/` outside its expansions: `"./$f"`) or a Slurm one's script, a file run."""
     skipped = sorted((begin, end) for begin, end in literal if not text.startswith("'", begin))
     starts = [begin for begin, _ in skipped]
     found: list[tuple[int, str]] = []
@@ -2273,7 +2276,7 @@ def _argument_words(text: str, code: str, literal) -> tuple[list[tuple[int, str]
                     commands.append((at, word))
                 batch, before = batch or first and not assignment and posixpath.basename(bare) in _BATCH, bare
                 first = first and bool(assignment)  # the command's word follows
-                if text.startswith(")", at + len(word)) or re.search(r"\s", bare):
+                if text.startswith(")", at + len(word)) and at + len(word) not in ends or re.search(r"\s", bare):
                     pass  # a `case` item's pattern; a word no path is (read across a string's lines)
                 elif value := _BEFORE_VALUE.match(bare):
                     k = word.index("=") + 1
