@@ -503,7 +503,7 @@ def reference_reads(text: str) -> bool:
 
 def parse_yaml(text: str, path: str) -> object:
     """Parse YAML (``reader_for``) or raise one diagnostic at the syntax error."""
-    from sweepgate.core.yamlsafe import places, refuse_alias_bomb
+    from sweepgate.core.yamlsafe import places, refuse_alias_bomb, unseen_break_blamed
 
     try:
         data = yaml.load(text, Loader=reader_for(text))
@@ -512,6 +512,10 @@ def parse_yaml(text: str, path: str) -> object:
                                         "write a finite number")) from None
     except yaml.MarkedYAMLError as exc:
         mark, message = exc.problem_mark or exc.context_mark, f"invalid YAML: {exc.problem or exc.context}"
+        if mark and (blamed := unseen_break_blamed(text, mark.index, reader_for(text))):  # s50c: a pasted U+2028
+            at, what, fix = blamed
+            raise SweepgateError(Diagnostic(path, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at),
+                                            YAML_RULE, f"invalid YAML: {what}", fix)) from None
         at_end = exc.problem_mark is not None and not text[exc.problem_mark.index:].strip()
         if exc.context_mark is not None and exc.context and ("end of stream" in (exc.problem or "") or at_end):
             # An unclosed quote or bracket: the end of the file is not where the mistake is.
@@ -519,10 +523,10 @@ def parse_yaml(text: str, path: str) -> object:
             what = exc.context.removeprefix("while scanning ").removeprefix("while parsing ")
             message = f"invalid YAML: {what} starting here is never closed"
         line, col = places(text)(mark) if mark else (0, 0)
+        fix, indent = "fix the YAML syntax at this position", _indent_hint(text, exc, mark, line - 1)
         if mark and mark.index >= len(text.rstrip()) and text.strip():  # past the last character: at it
             before = text.rstrip()
             line, col = before.count("\n") + 1, len(before) - before.rfind("\n") - 1
-        fix, indent = "fix the YAML syntax at this position", _indent_hint(text, exc, mark)
         if indent:  # a line indented as no block above it is: say which indents those blocks use
             message, fix = f"{message}: {indent[0]}", indent[1]
         raise SweepgateError(Diagnostic(path, line, col, YAML_RULE, message, fix)) from None
@@ -539,19 +543,20 @@ def parse_yaml(text: str, path: str) -> object:
     return data
 
 
-def _indent_hint(text: str, exc, mark) -> tuple[str, str] | None:
+def _indent_hint(text: str, exc, mark, line0: int) -> tuple[str, str] | None:
     """``core.yamlindent``'s account of a block's missing key or item (libyaml's `did not find
     expected ...`, the Python scanner's `expected <block end>, ...`) or of a key indented under the
-    value above it (`mapping values are not allowed`), at the line the parser stopped at."""
+    value above it (`mapping values are not allowed`), at the line the parser stopped at (``line0``, 0-based, by the
+    file's line feeds: PyYAML's ``mark.line`` counts a U+2028 too, s50c)."""
     from sweepgate.core.yamlindent import continuation_hint, indent_hint
 
     problem = exc.problem or ""
     if mark is not exc.problem_mark:
         return None
     if problem.startswith("mapping values are not allowed"):  # a key read as more of the value above
-        return continuation_hint(text, mark.line)
+        return continuation_hint(text, line0)
     if problem.startswith(("did not find expected", "expected <block end>")):
-        return indent_hint(text, mark.line)
+        return indent_hint(text, line0)
     return None
 
 

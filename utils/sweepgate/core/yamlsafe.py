@@ -87,6 +87,31 @@ def places(text: str):
     return place
 
 
+# What each of those characters is called where a syntax error is its doing (``unseen_break_blamed``)
+_BREAK_NAMES = {"\x85": "U+0085 (next line)", "\u2028": "U+2028 (line separator)",
+                "\u2029": "U+2029 (paragraph separator)"}
+
+
+def unseen_break_blamed(text: str, index: int, loader) -> tuple[int, str, str] | None:
+    """(its offset, what is wrong, how to fix) of the U+0085, U+2028 or U+2029 that a syntax error PyYAML stopped at
+    at ``index`` of ``text`` is the doing of (s50c: one inside a comment, `# see\u2028https://…`, ends it, and the rest
+    of the line is read as YAML): the last such one before ``index``, where ``text`` with each of them read as a blank
+    (``loader``'s reading) has no error up to ``index``. None where there is none, or the error is another's."""
+    found = [m for m in _UNSEEN_BREAKS.finditer(text, 0, index + 1)]
+    if not found:
+        return None
+    try:
+        yaml.load(_UNSEEN_BREAKS.sub(" ", text), Loader=loader)
+    except yaml.MarkedYAMLError as exc:
+        if (mark := exc.problem_mark or exc.context_mark) is None or mark.index <= index:
+            return None
+    except yaml.YAMLError:
+        return None
+    name = _BREAK_NAMES[found[-1].group()]
+    return (found[-1].start(), f"{name} is a line break to YAML, though not to git or an editor: the text after it is "
+            "read as a new line", "replace it with a space (or a line feed where a new line is meant)")
+
+
 # How a key given twice in one mapping is said: the message names the key, not the config holding it
 # (``configgate.also_on_base`` tells such a problem of BASE's by that config).
 TWICE_IN_A_MAPPING = "appears twice in one mapping"
