@@ -6,7 +6,14 @@ identity while a file the job reads changed (`ci reuse` could hand back a stale 
   hashed x.sh as a word naming a file, as data, and what x.sh sources (shared/y.sh) was in no identity;
 - the last word of a command substitution or a subshell (`out=$(run_it shared/x.sh)`, `$(python3 r.py cfg.txt)`,
   `(python3 r.py cfg.txt)`) was taken for a `case` item's pattern, for a `)` follows it, and was no word of its
-  command at all: neither x.sh nor cfg.txt was in the identity."""
+  command at all: neither x.sh nor cfg.txt was in the identity;
+- a call in the body of a function defined before the one that runs a parameter (`main() { run_it shared/x.sh; }`,
+  then `run_it() { bash "$1"; }` or `source shared/lib.sh`, then `main`, as a script with its `main` on top is
+  written) was no call: the rule read only the text after the definition;
+- a call of a function a file sourced defines, with a variable the text set to a path (`S=shared/x.sh`, `run_it
+  "$S"`), was read as a word that names no file (only a word that spells a path or a script's name was one, s49c);
+- a body that runs each of its parameters in a loop (`for s in "$@"; do bash "$s"; done`, `for s; do …`) was no
+  function that runs a parameter."""
 
 from __future__ import annotations
 
@@ -28,6 +35,14 @@ CASES = {
     '"$(run_it shared/x.sh)"': ('run_it() { bash "$1"; }\necho "$(run_it shared/x.sh)"\n', XY),
     "out=$(python3 r.py cfg.txt)": ('out=$(python3 shared/r.py shared/cfg.txt)\necho "$out"\n', R),
     "(python3 r.py cfg.txt)": ("(python3 shared/r.py shared/cfg.txt)\n", R),
+    "main() { run_it x; }; run_it() { ...; }; main": ('main() {\n  run_it shared/x.sh\n}\nrun_it() { bash "$1"; }\n'
+                                                    'main "$@"\n', XY),
+    "main() { run_it x; }; source lib.sh; main": ('main() { run_it shared/x.sh; }\nsource shared/lib.sh\nmain\n',
+                                                 {**XY, "shared/lib.sh": 'run_it() { bash "$1"; }\n'}),
+    'source lib.sh; S=shared/x.sh; run_it "$S"': ('source shared/lib.sh\nS=shared/x.sh\nrun_it "$S"\n',
+                                                  {**XY, "shared/lib.sh": 'run_it() { bash "$1"; }\n'}),
+    'for s in "$@"; do bash "$s"; done': ('run_all() { for s in "$@"; do bash "$s"; done; }\nrun_all shared/x.sh\n', XY),
+    'for s; do bash "$s"; done': ('run_all() {\n  for s; do\n    bash "$s"\n  done\n}\nrun_all shared/x.sh\n', XY),
 }
 
 

@@ -2122,11 +2122,14 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
                      if name.startswith(_RUNS_ARGUMENT)] + [(name[len(_RUNS_ARGUMENT):], 0) for name in sourced[0]
                                                             if name.startswith(_RUNS_ARGUMENT)]
         sourced[1].left.update((f"{_RUNS_ARGUMENT}{r.name}", None) for r in runners)
-    called, handed = _called_with(code, runners), _called_with(code, [], inherited)
-    # (a call of a function a file sourced defines: only a word that spells a path, `run_it shared/x.sh`, not `b300`,
-    # which would have the tracked files listed for a name no file has)
+    bodies = [(r.start, r.end) for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION] if (
+        runners or inherited) else []  # (s50c: a call in one defined before, `main() { run_it x.sh; }`)
+    called, handed = _called_with(code, runners, (), bodies), _called_with(code, [], inherited, bodies)
+    # (a call of a function a file sourced defines: only a word that spells a path, `run_it shared/x.sh`, or a variable
+    # set to one, s50c: `run_it "$S"`; not `b300`, which would have the tracked files listed for a name no file has)
     words += [(at, word) for at, word in arguments if any(begin <= at < end for begin, end in called) or (
-        "/" in word or _SCRIPT_SUFFIX.search(_bare(word))) and any(begin <= at < end for begin, end in handed)]
+        "/" in word or _SCRIPT_SUFFIX.search(_bare(word)) or a_path(at, word)) and any(
+        begin <= at < end for begin, end in handed)]
     ran = {at for at, _ in words}
     taken = ran | {at for at, _ in read}
     arguments = [(at, word) for at, word in arguments if at not in taken]
@@ -2161,22 +2164,27 @@ def _runners(text: str, code: str, spans, words: list[tuple[int, str]]) -> list[
 
 def _copied_parameter(name: str) -> re.Pattern:
     """An assignment of ``name`` to a positional parameter alone (`script="$1"`, `local s=${2}`, `declare -r s="$@"`,
-    `local s="${1:-}"`)."""
-    return re.compile(rf'(?<![\w$./-]){re.escape(name)}=(["\']?){_POSITIONAL}\1(?=[\s;)}}]|$)')
+    `local s="${1:-}"`), or a loop of it over the parameters (s50c: `for s in "$@"; do`, `for s; do`)."""
+    n = re.escape(name)
+    return re.compile(rf'(?<![\w$./-])(?:{n}=(["\']?){_POSITIONAL}\1(?=[\s;)}}]|$)'
+                      rf'|for[ \t]+{n}(?:[ \t]+in(?:[ \t]+"?{_POSITIONAL}"?)+)?[ \t]*[;\n])')
 
 
-def _called_with(code: str, runners: list[shellflow.Region], inherited=()) -> list[tuple[int, int]]:
+def _called_with(code: str, runners: list[shellflow.Region], inherited=(), bodies=()) -> list[tuple[int, int]]:
     """Where the words stand of each call of a function whose body runs a positional parameter (``runners``,
     ``_runners``: `run() { bash "$1"; }; run shared/x.sh`): each from the function's name to its pipeline's end, after
-    the body; and of one a file sourced before defines (``inherited``: its name and the offset from which it is
+    the body, or in the body of a function defined before it, which may be called after (``bodies``, s50c: `main() {
+    run x.sh; }`); and of one a file sourced before defines (``inherited``: its name and the offset from which it is
     defined, s49c: `source lib.sh; run shared/x.sh`). Each word there is read as a file run (what it sources
     followed), whichever parameter the body runs: more than bash runs, never less."""
     found = []
     for name, begin, reach in [*((r.name, r.end, r.reach) for r in runners),
                                *((name, at, len(code)) for name, at in inherited)]:
-        for m in re.compile(rf'(?<![\w./$-]){re.escape(name)}(?=[ \t])').finditer(code, begin, reach):
-            if _at_command_start(code, m.start()):
-                found.append((m.end(), e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)))
+        call = re.compile(rf'(?<![\w./$-]){re.escape(name)}(?=[ \t])')
+        for lo, hi in [(begin, reach), *((start, end) for start, end in bodies if end <= begin)]:
+            for m in call.finditer(code, lo, hi):
+                if _at_command_start(code, m.start()):
+                    found.append((m.end(), e.start() if (e := _PIPELINE_END.search(code, m.end())) else len(code)))
     return found
 
 
