@@ -384,8 +384,9 @@ def first_token_at_end(m: Measurement) -> None:
     both = [stat for stat in ttft if stat in e2el]
     done, tokens = m.metrics.get(R.COMPLETED), m.metrics.get(R.TOTAL_OUTPUT_TOKENS)
     if "mean" not in both or not done or tokens is None or tokens <= done \
-            or any(ttft[stat] < e2el[stat] * (1 - plausible.ROUNDING) for stat in both):
-        return
+            or any(ttft[stat] < e2el[stat] * (1 - plausible.ROUNDING) for stat in both) \
+            or any(value > R.MAX_FIGURE for value in (*ttft.values(), *e2el.values())):
+        return  # (a figure past any measurement is the output's corruption, refused at its key: no sign of a mode)
     first, whole = R.latency_name(R.TTFT, both[0]), R.latency_name(R.E2EL, both[0])
     drop_streamed(m, UNSTREAMED_RULE, f"warning: {m.said(first)}: the time to first token is the whole request's (at "
                   f"or above {m.said(whole)}, the end-to-end latency, at every statistic both state, over {tokens:g} "
