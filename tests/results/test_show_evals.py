@@ -51,7 +51,8 @@ def test_an_eval_line_shows_its_first_score_and_how_many_more(tmp_path, db, caps
     assert len(show_json(capsys, db, "--run", "1001")) == 5  # --run too: the eval line is not folded away
 
 
-def test_a_missing_stderr_reads_n_a(tmp_path, db, capsys):
+def test_a_missing_stderr_reads_n_a(tmp_path, db, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # the whole row on one line (piped, a log's 200 columns fold the eval cell)
     ingest(tmp_path, db, capsys, SMOKE)
     _, out, _ = run_cli(capsys, "results", "show", "--db", db, "--run", "1001")
     header, body = rows(out)
