@@ -17,8 +17,10 @@ WITH_MODEL = "vllm/ifx_benchserving_kimik2.5_int4_mi355x_tp8_mtp_1k1k_conc4.json
 
 def _sweepgate(*argv: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "SWEEPGATE_DB", "COLUMNS", "NO_COLOR")}
+    # COLUMNS: the whole table, its result and run columns among them (piped with none, a log's 200 columns leave
+    # them out, s50b)
     return subprocess.run([sys.executable, "-m", "sweepgate", *argv], capture_output=True, text=True,
-                          env={**env, "PYTHONPATH": str(ROOT / "utils")}, timeout=120)
+                          env={**env, "PYTHONPATH": str(ROOT / "utils"), "COLUMNS": "400"}, timeout=120)
 
 
 def test_a_line_of_no_config_key_or_model_says_so_in_the_model_column(env, samples):
