@@ -1,11 +1,12 @@
-"""README's host install step (*The workflows in another repository*), run as it is written (s38l).
+"""The benchmark templates' host install step, run as the templates hold it in a benchmark repository (s38l).
 
 The GPU templates' two host steps (`ci row-env`, `results sidecar`) run from a folder the step fills with
 `pip install --no-deps --target`: sweepgate and PyYAML, not sweepgate's whole dependency set (matplotlib,
-scipy, SQLAlchemy, ...: seconds of every GPU job). The step's text is taken from README.md, its git URL
-pointed at a local repository holding this tree, and run once with a real python3 and pip (pip's
-configured index serves PyYAML and the build's setuptools); the two commands then run from that folder
-as the templates run them, with the interpreter's own site-packages left off (`-S`, a bare host).
+scipy, SQLAlchemy, ...: seconds of every GPU job). The step's text is taken from benchmark-tmpl.yml and run in a
+runner.temp whose main export is a benchmark repository's (no utils/sweepgate) with the requirement file README
+tells an adopter to write, its git URL a local repository holding this tree; it runs once with a real python3
+and pip (pip's configured index serves PyYAML and the build's setuptools); the two commands then run from that
+folder as the templates run them, with the interpreter's own site-packages left off (`-S`, a bare host).
 """
 
 from __future__ import annotations
@@ -33,16 +34,23 @@ from test_host_python_s38b import matrix_file  # noqa: E402
 from test_install import copy_tree  # noqa: E402
 
 URL = "git+https://github.com/<owner>/sweepgate@<full commit SHA>"  # README's placeholder URL
-TARGET = "sweepgate-pkg"  # the folder README's step installs into
+TARGET = "sweepgate-pkg"  # the folder the templates' step installs into
+TEMPLATE = ROOT / ".github" / "workflows" / "benchmark-tmpl.yml"
 
 
 def host_step() -> dict:
-    """README's install step for the host: the YAML block of its section that installs into TARGET."""
+    """The template's install step for the host: the one that installs into runner.temp/TARGET."""
+    steps = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))["jobs"]["benchmark"]["steps"]
+    (step,) = [s for s in steps if f'--target "${{RUNNER_TEMP}}/{TARGET}"' in s.get("run", "")]
+    return step
+
+
+def readme_requirement() -> str:
+    """The requirement line README tells a benchmark repository to write in .github/sweepgate-requirements.txt."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## The workflows in another repository", 1)[1].split("\n## ", 1)[0]
-    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?)```", section, re.S)]
-    (step,) = [s for b in blocks if f"--target {TARGET}" in b for s in yaml.safe_load(b)]
-    return step
+    (line,) = {m for m in re.findall(r"sweepgate @ git\+\S+@<full commit SHA>", section)}
+    return line
 
 
 def pinned(requirement: str) -> str:
@@ -83,20 +91,26 @@ def _python3_dir(tmp: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory) -> dict:
-    """README's step, run once: the runner's temp folder it filled, the python3 it ran, the commit."""
+    """The templates' step, run once in a benchmark repository's runner.temp: the runner's temp folder it filled, the python3 it ran, the commit."""
     tmp = tmp_path_factory.mktemp("host")
     src = tmp / "sweepgate"
     src.mkdir()
     sha = _tree_repository(src)
     run = host_step()["run"]
-    assert run.count(URL) == 1, run
-    run = run.replace(URL, f"git+file://localhost{src}@{sha}")  # pip takes a local git URL in this form
-    temp = tmp / "runner-temp"  # ${{ runner.temp }}, the step's working-directory
-    temp.mkdir()
+    requirement = readme_requirement()
+    assert requirement == f"sweepgate @ {URL}", requirement
+    temp = tmp / "runner-temp"  # ${{ runner.temp }}, holding main's export as the templates make it
+    (temp / "sweepgate-main" / ".github").mkdir(parents=True)
+    (temp / "sweepgate-main" / "utils").mkdir()  # a benchmark repository's utils/: its own scripts, no sweepgate
+    (temp / "sweepgate-main" / ".github" / "sweepgate-requirements.txt").write_text(
+        "# pinned\n" + requirement.replace(URL, f"git+file://localhost{src}@{sha}") + "\n")
     bin_dir = _python3_dir(tmp)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
-    proc = subprocess.run(["bash", "-e", "-c", run], cwd=temp, env=env, capture_output=True, text=True,
+    env["RUNNER_TEMP"] = str(temp)
+    work = tmp / "workspace"  # the approved commit's tree, the step's working directory
+    work.mkdir()
+    proc = subprocess.run(["bash", "-e", "-c", run], cwd=work, env=env, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return {"target": temp / TARGET, "python3": bin_dir / "python3", "sha": sha}

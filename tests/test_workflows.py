@@ -27,6 +27,11 @@ REQUIRED = ["pr-sweep.yml", "run-sweep.yml", "sweep-dispatch.yml", "benchmark-tm
             "benchmark-multinode-tmpl.yml", "ci.yml"]
 NAMES = sorted(p.name for p in WORKFLOWS.glob("*.y*ml"))
 TEMPLATES = ["benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"]
+# What every install step of the workflows runs: the sweepgate .github/sweepgate-requirements.txt names (here `.`,
+# this checkout; in a benchmark repository sweepgate pinned to a commit), and where the templates' host steps
+# import it from (filled from main's export by their first host step).
+INSTALL = "python -m pip install --quiet -r .github/sweepgate-requirements.txt"
+HOST_PACKAGE = "${{ runner.temp }}/sweepgate-pkg"
 SELF_HOSTED_CALLERS = {"benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"}
 
 
@@ -130,56 +135,22 @@ def test_the_files_readme_says_to_copy_pass_the_linters_in_another_repository(tm
         assert proc.returncode == 0 and findings == [], (persona, [f["ident"] for f in findings])
 
 
-def _readme_host_install_step():
-    """The step README's *The workflows in another repository* gives the templates to install
-    sweepgate for the GPU host's python3, and the PYTHONPATH it gives the host steps."""
-    import textwrap  # noqa: PLC0415
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## The workflows in another repository", 1)[1].split("\n## ", 1)[0]
-    found, pythonpath = None, None
-    for lang, body in FENCE.findall(section):
-        if lang.lower() not in ("yaml", "yml"):
-            continue
-        doc = yaml.safe_load(textwrap.dedent(body))
-        for step in doc if isinstance(doc, list) else [doc]:
-            if isinstance(step, dict) and "pip install" in str(step.get("run", "")):
-                found = step
-            elif isinstance(step, dict) and "PYTHONPATH" in step:
-                pythonpath = step["PYTHONPATH"]
-    if found is None:
-        pytest.fail("README, The workflows in another repository: no yaml step installs sweepgate for the host")
-    return found, pythonpath
-
-
-def test_the_readme_s_host_install_step_keeps_the_pr_s_files_out_and_lints(tmp_path):
-    """Adoption review: README told an adopter to install sweepgate "for the host's python3" in the
-    templates and gave no step. The one a reader writes, `python3 -m pip install ...` in the
-    workspace, imports a `pip/` the approved commit adds before the real pip (the working
-    directory is first on sys.path), so PR code ran on the GPU host as the runner's user; a
-    system python3 also refuses it (externally-managed-environment). The documented step runs
-    outside the workspace, with -P, into the folder the host steps' PYTHONPATH then names, and
-    the templates with it applied as README says still pass actionlint."""
-    step, pythonpath = _readme_host_install_step()
-    assert step.get("working-directory") == "${{ runner.temp }}", step
-    pythons = [w for w in map(unwrapped, commands(step["run"])) if w[0].startswith("python")]
-    assert pythons and all(w[1] == "-P" for w in pythons), pythons
-    target = re.search(r"--target[ =](\S+)", step["run"]).group(1)
-    assert pythonpath == f"${{{{ runner.temp }}}}/{target}", f"host steps' PYTHONPATH {pythonpath!r}, install {target}"
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+def test_the_templates_host_install_keeps_the_pr_s_files_out(docs):
+    """Adoption review: README told an adopter to add a step installing sweepgate "for the host's python3" to
+    the templates. The one a reader writes, `python3 -m pip install ...` in the workspace, imports a `pip/`
+    the approved commit adds before the real pip (the working directory is first on sys.path), so PR code
+    ran on the GPU host as the runner's user. The templates now carry the step: it runs pip in runner.temp,
+    with -P, from main's export's requirement file into the folder the host steps' PYTHONPATH names."""
     for name in TEMPLATES:
-        doc = load(name)
-        job_steps = doc["jobs"]["benchmark"]["steps"]
-        at = next(i for i, s in enumerate(job_steps) if s.get("name") == "Job environment from the row")
-        job_steps.insert(at, step)
-        for s in job_steps:
-            if "PYTHONPATH" in (s.get("env") or {}):
-                s["env"]["PYTHONPATH"] = pythonpath
-        target_file = tmp_path / ".github" / "workflows" / name
-        target_file.parent.mkdir(parents=True, exist_ok=True)
-        target_file.write_text(yaml.safe_dump(doc, sort_keys=False, width=1000))
-    lint = actionlint(tmp_path)
-    assert lint.returncode == 0, lint.stdout + lint.stderr
+        job_steps = docs[name]["jobs"]["benchmark"]["steps"]
+        (step,) = [s for s in job_steps if "pip install" in s.get("run", "")]
+        assert "working-directory" not in step and step["run"].startswith('cd "${RUNNER_TEMP}"\n'), step
+        pythons = [w for w in map(unwrapped, commands(step["run"])) if w[0].startswith("python")]
+        assert pythons and all(w[1] == "-P" for w in pythons), pythons
+        target = re.search(r"--target[ =](\S+)", step["run"]).group(1)
+        assert target == '"${RUNNER_TEMP}/sweepgate-pkg"' and "-r" in pythons[0], step["run"]
+        assert pythons[0][pythons[0].index("-r") + 1] == '"${RUNNER_TEMP}/sweepgate-main/.github/sweepgate-requirements.txt"'
+        assert {s["env"]["PYTHONPATH"] for s in job_steps if "PYTHONPATH" in (s.get("env") or {})} == {HOST_PACKAGE}
 
 
 # A sweepgate install from a git URL, `sweepgate @ git+https://.../sweepgate@REF`, in the docs' words.
@@ -558,7 +529,7 @@ def test_the_watchdog_stops_every_chunk_and_runs_no_pr_code(docs):
     (checkout,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
     assert set(checkout["with"]) == {"persist-credentials"}  # main's commit, never a PR ref
     runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
-    assert runs == ["python -m pip install --quiet .", f'sweepgate ci watch --until "{jobs["collect"]["name"]}"']
+    assert runs == [INSTALL, f'sweepgate ci watch --until "{jobs["collect"]["name"]}"']
     assert int(job["timeout-minutes"]) <= 360  # a GitHub-hosted job's limit; watch stops at 340
 
 
@@ -579,7 +550,7 @@ def test_the_comment_job_runs_no_pr_code(docs):
     (download,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
     assert download["with"]["name"] == "sweepgate-results"
     runs = [" ".join(s["run"].split()) for s in job["steps"] if "run" in s]
-    assert runs[0] == "python -m pip install --quiet ."
+    assert runs[0] == INSTALL
     # s46a: a cancelled sweep's note (ci collect --note, in the same artifact) goes at the comment's top
     assert runs[1].endswith('sweepgate results comment --body sweepgate-results/comment.md "${note[@]}" '
                             '--pr-number "${PR_NUMBER}"')
@@ -854,7 +825,7 @@ def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
                     assert (step["with"].get("path") or ".") not in (".", "./"), f"{name}:{job_name}: PR ref at the root"
                 run = step.get("run", "")
                 if "pip" in run and "install" in run:
-                    assert run.strip() == "python -m pip install --quiet .", f"{name}:{job_name}: {run!r}"
+                    assert run.strip() == INSTALL, f"{name}:{job_name}: {run!r}"
                     assert step.get("working-directory") in (None, ".", "./"), f"{name}:{job_name}"
 
 
@@ -863,6 +834,7 @@ def test_the_trusted_side_installs_main_s_sweepgate_only(docs):
 RUNNERS_OF_CODE = {"python", "python3", "bash", "sh", "zsh", "dash", "source", ".", "make", "pip", "pip3",
                    "npm", "npx", "node", "perl", "ruby", "pytest", "tox", "nox", "uv", "env", "xargs", "exec"}
 MAIN_EXPORT = '"${RUNNER_TEMP}/sweepgate-main/'
+PINNED = re.compile(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.]+")  # a named package at one version
 # sweepgate's own commands that run the benchmark scripts of the tree they are in (rehearsals,
 # sweepgate.rehearsal): main's sweepgate, the PR's scripts (security review: `sweepgate preflight`
 # in a pr-data step of run-sweep.yml's setup job, which holds the results environment, passed).
@@ -925,6 +897,9 @@ def runs_pr_code(run: str) -> list[str]:
         program, args = words[0], words[1:]
         if program.startswith(MAIN_EXPORT) or (args and args[0].startswith(MAIN_EXPORT)):
             continue
+        if program == "python3" and args[:4] == ["-P", "-m", "pip", "install"] and all(
+                a.startswith(('"${RUNNER_TEMP}/', "-")) or PINNED.fullmatch(a) for a in args[4:]):
+            continue  # the templates' host install: named packages and main's requirement file, into runner.temp
         sweepgate = args[3:] if program == "python3" and args[:3] == ["-P", "-m", "sweepgate"] else (
             args if program == "sweepgate" else None)
         if sweepgate is not None:
@@ -986,7 +961,8 @@ def code_env_problems(docs) -> list[str]:
                     value = str(value)
                     if var not in CODE_ENV:
                         continue
-                    bad = (not value.startswith("${{ runner.temp }}/sweepgate-main/") if name in TEMPLATES
+                    bad = (not (value.startswith("${{ runner.temp }}/sweepgate-main/") or value == HOST_PACKAGE)
+                           if name in TEMPLATES
                            else any(d in value.split(os.pathsep) or value.startswith(f"{d}/") or f"/{d}" in value
                                     for d in pr_dirs))
                     if bad:
@@ -1191,9 +1167,9 @@ def test_pipeline_order(docs):
     pr = docs["pr-sweep.yml"]["jobs"]
     assert pr["gate"]["needs"] == "decide" and pr["setup"]["needs"] == ["decide", "gate"]
     gate_run = " ".join(s.get("run", "") for s in pr["gate"]["steps"])
-    assert "utils/validate_perf_changelog.py" in gate_run and "--pr-number" in gate_run
+    assert "sweepgate validate" in gate_run and "--pr-number" in gate_run
     setup_run = " ".join(s.get("run", "") for s in pr["setup"]["steps"])
-    assert "utils/process_changelog.py" in setup_run and "--trim-conc" in setup_run
+    assert "sweepgate matrix" in setup_run and "--trim-conc" in setup_run
     # plan appends its markdown to $GITHUB_STEP_SUMMARY itself; redirecting stdout there too
     # would write the summary twice and swallow the findings' annotations.
     assert 'sweepgate plan' in setup_run and '--markdown' in setup_run
@@ -1232,11 +1208,15 @@ def test_template_shape(docs, name):
     assert env_step < launch_step
     row_env = job["steps"][env_step]["env"]
     # main's sweepgate, exported out of the workspace (the container mounts it read-write)
-    assert row_env["PYTHONPATH"] == "${{ runner.temp }}/sweepgate-main/utils"
+    assert row_env["PYTHONPATH"] == HOST_PACKAGE
+    # the folder that PYTHONPATH names, filled from main's export before the first host step
+    host_step = names.index("Main's sweepgate for the host, outside the workspace")
+    assert host_step < env_step and runs[host_step].startswith('cd "${RUNNER_TEMP}"\n'), runs[host_step]
     for step in job["steps"]:  # every Python the job runs on the host: -P, main's export only
         for call in re.findall(r"\bpython3?\b[^\n]*", step.get("run", "")):
             assert call.startswith("python3 -P "), call
-            assert step["env"]["PYTHONPATH"] == row_env["PYTHONPATH"], step["name"]
+            if step is not job["steps"][host_step]:
+                assert step["env"]["PYTHONPATH"] == row_env["PYTHONPATH"], step["name"]
     assert row_env["MATRIX_FILE"].endswith("/matrix.json")
     fetch = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
     assert fetch["if"] == "inputs.row-id != ''" and fetch["with"]["name"] == "${{ inputs.matrix-artifact }}"

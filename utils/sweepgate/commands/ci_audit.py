@@ -171,10 +171,27 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
     )
 
 
+def copied_workflow_findings(root: Path, always: bool) -> list:
+    """The checkout's copied workflows and the files they read (workflow.adoption), printed one line each:
+    with --workflows always, else when the checkout holds any of them."""
+    from sweepgate.core.errors import emit
+    from sweepgate.workflow import adoption
+
+    if not always and not adoption.adopted(str(root)):
+        return []
+    found = adoption.findings(str(root), runners_at(str(root)))
+    emit(found, sys.stdout)
+    return found
+
+
 def run_audit(args) -> int:
     from sweepgate.core.github import api_error, connect, credentials
     from sweepgate.core.load import repo_root
 
+    if args.workflows:
+        found = copied_workflow_findings(Path(repo_root()), True)
+        print(f"sweepgate ci audit: {len(found)} edits left undone in the copied workflows", file=sys.stderr)
+        return 1 if found else 0
     token, args.repository = credentials("sweepgate ci audit", args.repository)
     client = connect(token, args.github_api_url)
     try:
@@ -186,14 +203,19 @@ def run_audit(args) -> int:
     findings = audit(snap)
     for note in notes(snap):
         print(f"sweepgate ci audit: {note}", file=sys.stderr)
+    local = copied_workflow_findings(Path(repo_root()), False)
     for f in findings:
         print(f.line(args.repository))
     high = sum(f.severity == HIGH for f in findings)
-    print(f"sweepgate ci audit: {len(findings)} findings, {high} high", file=sys.stderr)
-    return 1 if high else 0
+    undone = f", {len(local)} edits left undone in the copied workflows" if local else ""
+    print(f"sweepgate ci audit: {len(findings)} findings, {high} high{undone}", file=sys.stderr)
+    return 1 if high or local else 0
 
 
 def add_audit_parser(sub) -> None:
     p = sub.add_parser("audit", help="check the repository settings that keep PR code off the GPU runners")
     add_repository_options(p)
+    p.add_argument("--workflows", action="store_true",
+                   help="check only the checkout's copied workflows and the files they read (the sweepgate "
+                   "requirement, a launcher per runner): no GitHub API, no token")
     p.set_defaults(_ci=run_audit)

@@ -195,6 +195,13 @@ MAIN_BRANCH = "main"
 MAIN_REF = f"refs/heads/{MAIN_BRANCH}"
 # The reusable workflows a sweep's jobs run in (the matrix's single-node and multi-node rows), beside it.
 BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE = "benchmark-tmpl.yml", "benchmark-multinode-tmpl.yml"
+# The workflow files a benchmark repository copies from sweepgate's .github/ (README "The workflows in another
+# repository"), each under its own name, and the zizmor configuration beside them; and the one file of the
+# repository that names the sweepgate every install step of theirs installs (a pip requirements file).
+COPIED_WORKFLOWS = ("pr-sweep.yml", SWEEP_WORKFLOW, BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE, "sweep-dispatch.yml",
+                    "cache-warm.yml")
+ZIZMOR_CONFIG = ".github/zizmor.yml"
+SWEEPGATE_REQUIREMENT = ".github/sweepgate-requirements.txt"
 # The matrix artifact's digest (sha256 of matrix.json and job-context.json as `ci split` wrote them,
 # workflow.fanout.matrix_digest): run-sweep.yml's setup job publishes it as a job output (`ci split` writes
 # it), every job that calls a benchmark template passes it as an input, and the template gives it to `ci
