@@ -216,3 +216,40 @@ def test_the_reference_s_runners_each_need_a_launcher(tmp_path):
         shutil.copyfile(repo / "benchmarks/runners/launch_b300-nv.sh", repo / f"benchmarks/runners/launch_{prefix}.sh")
     proc = audit(repo)
     assert proc.returncode == 0 and proc.stdout == "", proc.stdout
+
+
+SETTINGS = [
+    ("default-branch-master", lambda s, base: s.routes[("GET", base)][1].update(default_branch="master"),
+     "medium: the default branch is 'master', but the workflows trust main only"),
+    ("no-gpu-environment", lambda s, base: s.route("GET", f"{base}/environments",
+                                                    {"total_count": 0, "environments": []}),
+     "medium: no environment 'gpu-sweep': the first GPU job creates it with no deployment branch rule and no HF_TOKEN"),
+    ("no-hf-token", lambda s, base: s.route("GET", f"{base}/environments/gpu-sweep/secrets",
+                                             {"total_count": 0, "secrets": []}),
+     "medium: environment 'gpu-sweep' holds no HF_TOKEN"),
+]
+
+
+@pytest.mark.parametrize("break_it,said", [m[1:] for m in SETTINGS], ids=[m[0] for m in SETTINGS])
+def test_the_settings_the_copies_need_are_each_one_line(tmp_path, break_it, said):
+    """The copies' settings: a default branch other than main (every sweep starts from main), and the
+    environment the GPU jobs deploy to, holding HF_TOKEN (the first job would create it bare). Each is one
+    medium line of the settings audit; a right setup (test_ci_audit.py's) says none."""
+    from github_stub import TOKEN, GitHubStub  # noqa: PLC0415
+    from test_ci_audit import BASE, REPO, good_setup  # noqa: PLC0415
+
+    repo = adopter(tmp_path)
+    stub = GitHubStub()
+    try:
+        good_setup(stub)
+        stub.routes[("GET", BASE)][1].update(default_branch="main")
+        break_it(stub, BASE)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
+        env.update(PYTHONPATH=str(ROOT / "utils"), GITHUB_TOKEN=TOKEN)
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "audit", "--repository", REPO,
+                               "--api-url", stub.url], env=env, capture_output=True, text=True, cwd=repo)
+    finally:
+        stub.close()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (found,) = proc.stdout.splitlines()
+    assert found.startswith(f"{REPO}: {said}") and "; " in found, found

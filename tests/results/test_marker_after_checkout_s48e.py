@@ -52,7 +52,7 @@ def _collect_until_ingest(workspace: Path, run_cancelled: str) -> list[str]:
         elif uses.startswith("actions/download-artifact@"):
             write_job(workspace / "results", "kimi_conc4", vllm_output(4, output_throughput=600.0),
                       job(run_id="104", ref=MAIN, finished="2026-01-04T12:00:00+00:00"))
-        elif "run" in found and found["run"].strip() != "python -m pip install --quiet .":
+        elif "run" in found and found["run"].strip() != "python -m pip install --quiet -r .github/sweepgate-requirements.txt":
             proc, _ = run_step(found, workspace, **env_of(found, values),
                                GITHUB_STEP_SUMMARY=str(workspace.parent / "summary.md"), GITHUB_RUN_ID="104",
                                GITHUB_RUN_ATTEMPT="1")

@@ -195,7 +195,7 @@ def _collect(workspace: Path, db: str, attempt: int, run_cancelled: str, outputs
             for path in outputs.iterdir():
                 (workspace / "results").mkdir(exist_ok=True)
                 (workspace / "results" / path.name).write_bytes(path.read_bytes())
-        elif "run" in found and found["run"].strip() != "python -m pip install --quiet .":
+        elif "run" in found and found["run"].strip() != "python -m pip install --quiet -r .github/sweepgate-requirements.txt":
             proc, _ = run_step(found, workspace, **env_of(found, values),
                                GITHUB_STEP_SUMMARY=str(workspace.parent / "summary.md"), GITHUB_RUN_ID=RUN,
                                GITHUB_RUN_ATTEMPT=str(attempt))

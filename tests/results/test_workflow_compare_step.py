@@ -152,7 +152,7 @@ def run_collect_job(tmp_path: Path, values: dict, ctx: dict) -> tuple[str, dict,
         if not condition(found.get("if"), ctx, failed, tmp_path):
             continue
         ran.append(name)
-        if "run" not in found or found["run"].strip() == "python -m pip install --quiet .":
+        if "run" not in found or found["run"].strip() == "python -m pip install --quiet -r .github/sweepgate-requirements.txt":
             continue
         proc, outs = run_step(found, tmp_path, **env_of(found, values), GITHUB_RUN_ID="2002", GITHUB_RUN_ATTEMPT="1",
                               GITHUB_STEP_SUMMARY=str(tmp_path / "step-summary.md"))
@@ -179,7 +179,6 @@ def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, ca
     fails the job."""
     from helpers import job, run_cli, vllm_output, write_job
 
-    (tmp_path / "utils").symlink_to(ROOT / "utils")  # the checkout's: Summarize runs with PYTHONPATH=utils
     db = f"sqlite:///{tmp_path / 'team.db'}"
     for n in range(5):  # main's last 5 runs of conc 4 and 8
         for conc in (4, 8):
@@ -203,13 +202,13 @@ def test_one_failed_job_still_ingests_compares_uploads_and_comments(tmp_path, ca
     needs = {"needs.decide.outputs.pr_number": "7", "needs.collect.result": result,
              **{f"needs.collect.outputs.{k}": v for k, v in outputs.items()}}
     if not good:  # bad RESULTS is an error of the workflow: seen, nothing after it runs but the upload
-        assert result == "failure" and ran[2].startswith("Summarize (failed: RESULTS:1: not valid JSON"), ran
-        assert ran[3:] == [upload], ran
+        assert result == "failure" and ran[4].startswith("Summarize (failed: RESULTS:1: not valid JSON"), ran
+        assert ran[5:] == [upload], ran
         assert not condition(comment["if"], needs)
         return
     assert result == "success", ran
-    assert [r.split(" (failed: ")[0] for r in ran] == [JOBS["collect"]["steps"][0]["name"], "actions/download-artifact", "Summarize",
-                                              "actions/setup-python", "Install sweepgate", "Ingest results",
+    assert [r.split(" (failed: ")[0] for r in ran] == [JOBS["collect"]["steps"][0]["name"], "actions/download-artifact",
+                                              "actions/setup-python", "Install sweepgate", "Summarize", "Ingest results",
                                               "Compare with main", upload], ran
     summary = (tmp_path / "step-summary.md").read_text()
     assert "| failure | 1 |" in summary and "1 job failed" in summary, summary

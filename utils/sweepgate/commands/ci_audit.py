@@ -168,6 +168,7 @@ def snapshot(client, repository: str, root: Path) -> Snapshot:
         environments=_environments(repo, requester, base),
         pr_workflows=pr_workflows(root),
         main_tag=_main_tag(requester, repository, groups),
+        default_branch=repo.default_branch,
     )
 
 

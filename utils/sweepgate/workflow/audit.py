@@ -22,6 +22,7 @@ GPU_WORKFLOWS = (GPU_WORKFLOW, BENCHMARK_TEMPLATE, MULTINODE_TEMPLATE)
 GATE_CHECK = "validate perf-changelog.yaml"
 FORK_POLICY = "all_external_contributors"
 SECRETS_ENVIRONMENT = "gpu-sweep"  # HF_TOKEN lives here, deployable from main only
+GPU_SECRET = "HF_TOKEN"  # the one secret the benchmark step gets (benchmark-tmpl.yml's `secrets:`)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Snapshot:
     environments: list[Environment] = field(default_factory=list)
     pr_workflows: list[str] = field(default_factory=list)  # workflows triggered by pull_request*
     main_tag: bool = False  # the repository holds a tag named main (GET .../git/ref/tags/main answered it)
+    default_branch: str | None = None  # None: not reported, not checked
 
 
 def allowed_workflows(repository: str, ref: str = MAIN_REF) -> set[str]:
@@ -202,6 +204,11 @@ def settings_findings(s: Snapshot) -> list[Finding]:
     if perms.get("can_approve_pull_request_reviews"):
         out.append(Finding(MEDIUM, "GITHUB_TOKEN may approve pull requests",
                            "untick 'Allow GitHub Actions to create and approve pull requests'"))
+    if s.default_branch and s.default_branch != MAIN:
+        out.append(Finding(MEDIUM, f"the default branch is '{s.default_branch}', but the workflows trust {MAIN} "
+                           f"only: a sweep runs from {MAIN_REF} (pushes to it, dispatches on it), and PRs into "
+                           f"'{s.default_branch}' are never swept", f"rename the default branch to {MAIN} "
+                           "(Settings > General > Default branch)"))
     if GATE_CHECK not in s.required_checks:
         out.append(Finding(HIGH, f"no rule on {MAIN} requires the '{GATE_CHECK}' check",
                            f"add a branch ruleset (or protection) on {MAIN} requiring status check '{GATE_CHECK}'"))
@@ -226,5 +233,20 @@ def secret_findings(s: Snapshot) -> list[Finding]:
     return out
 
 
+def gpu_secret_findings(s: Snapshot) -> list[Finding]:
+    """The environment the benchmark jobs deploy to, holding the token they download gated models with."""
+    env = next((e for e in s.environments if e.name == SECRETS_ENVIRONMENT), None)
+    if env is None:
+        return [Finding(MEDIUM, f"no environment '{SECRETS_ENVIRONMENT}': the first GPU job creates it with no "
+                        f"deployment branch rule and no {GPU_SECRET}, so a gated model's download fails",
+                        f"Settings > Environments: create '{SECRETS_ENVIRONMENT}', deployment branches {MAIN} only, "
+                        f"holding the secret {GPU_SECRET}")]
+    if GPU_SECRET not in env.secrets:
+        return [Finding(MEDIUM, f"environment '{SECRETS_ENVIRONMENT}' holds no {GPU_SECRET}, so a gated model's "
+                        "download fails in the GPU job", f"add the secret {GPU_SECRET} (a Hugging Face read token) "
+                        f"to '{SECRETS_ENVIRONMENT}'")]
+    return []
+
+
 def audit(s: Snapshot) -> list[Finding]:
-    return runner_findings(s) + settings_findings(s) + secret_findings(s)
+    return runner_findings(s) + settings_findings(s) + secret_findings(s) + gpu_secret_findings(s)
