@@ -273,7 +273,7 @@ _ELSEWHERE = re.compile(r'(?<![\w./-])(?:srun|salloc|sbatch|docker|podman|enroot
                         + r')(?![\w./-])')
 # where a command of a pipeline begins in the code (a `\`-continued line goes on), outside the command substitutions
 # and subshells before it (``_run_elsewhere``): an `_ELSEWHERE` word before the interpreter after it counts
-_COMMAND_BREAK = re.compile(r'(?<!\\)\n|[;&|(]')
+_COMMAND_BREAK = ";&|("  # and a newline no `\` continues (``_last_break``)
 # A command's own word that starts with a variable (`"$D/x.sh" --flag`, `${BIN}/run`): a file run by its path
 _EXPANDED_COMMAND = re.compile(r'(?<![^\s;&|()`])"?\$\{?[A-Za-z_]')
 # A script named by a path written out anywhere in the text but a comment, in a pipeline that holds an interpreter's
@@ -2304,13 +2304,21 @@ _ASSIGNED = re.compile(r'(?<![^\s;&|(`])[A-Za-z_]\w*(?:\[[^]\n]*\])?\+?=\Z')  # 
 def assigned_at(text: str, at: int) -> bool:
     """Whether the word at ``at`` of ``text`` (``Reading.arguments``) is a variable's value (`D=shared`, `local D=b`,
     `export CFG=c.json`, `CFG=c.json cmd`), not a command's word or an option's (`--dir=shared`)."""
-    return _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at) is not None
+    return _assigned(text, at) is not None
+
+
+def _assigned(text: str, at: int) -> re.Match | None:
+    """``_ASSIGNED``'s match ending at ``at``: none unless an `=` stands right before it (asked first, the search
+    costs a scan of up to _SPELLING_MAX characters at each of a script's words)."""
+    if at < 1 or text[at - 1] != "=":
+        return None
+    return _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at)
 
 
 _DECLARING = ("declare", "typeset", "local", "readonly")  # each exports with a `-x` among its options
 _ALL_EXPORTED = re.compile(r'(?<![^\s;&|(`])set[ \t]+(?:-\w*a\w*|-o[ \t]+allexport)(?![\w-])')
 _EXPORT_WORDS = re.compile(r'(?<![^\s;&|(`])(?:export|(?:declare|typeset)[ \t]+-\w*x\w*)[ \t]+([^\n;&|]*)')
-_COMMAND_BEFORE = re.compile(r'[^\n;&|(`]*\Z')  # what stands before a word in its command
+_COMMAND_SEP = "\n;&|(`"  # what ends the command before a word (``exported_at``)
 _PREFIX_WORD = re.compile(r'[A-Za-z_]\w*(?:\[[^]]*\])?\+?=|[0-9]*[<>#&]')  # an assignment, a redirection, a comment
 # search paths a program looks for its code along, not data it reads: PATH and PYTHONPATH the reading follows itself
 _SEARCH_PATH = re.compile(r'PATH|PYTHONPATH|LD_LIBRARY_PATH|LIBRARY_PATH|CPATH|MANPATH|PKG_CONFIG_PATH')
@@ -2321,16 +2329,27 @@ def exported_at(text: str, at: int) -> bool:
     may read the folder it names (`os.environ["CFG_DIR"]`): its assignment is an `export` or `declare -x`, or a
     command's (`CFG_DIR=shared/cfgs python3 r.py`), or the text exports its name elsewhere (`export CFG_DIR`) or every
     variable (`set -a`). Not a search path (``_SEARCH_PATH``: ``pyimports`` and ``path_folders`` follow those)."""
-    m = _ASSIGNED.search(text, max(0, at - _SPELLING_MAX), at)
+    m = _assigned(text, at)
     if m is None or _SEARCH_PATH.fullmatch(name := re.match(r"\w+", m.group()).group()):
         return False
-    before = _COMMAND_BEFORE.search(text, 0, m.start()).group().split()
+    # what stands before the name in its command: from just after the last separator before it (``_COMMAND_SEP``;
+    # a regex ending in \Z searched from 0 tried every position of the text before it, at each assignment)
+    before = text[max(text.rfind(c, 0, m.start()) for c in _COMMAND_SEP) + 1:m.start()].split()
     after = text[at + len(_word(text, at)):].split("\n", 1)[0].split(";", 1)[0].split()
     if before and (before[0] == "export" or before[0] in _DECLARING and any(
             word.startswith("-") and "x" in word for word in before[1:])) or after and not _PREFIX_WORD.match(after[0]):
         return True  # (an `export`, or a command's word after it: no assignment, redirection or comment)
-    return _ALL_EXPORTED.search(text) is not None or any(
-        name in re.findall(r"(?<![\w$-])([A-Za-z_]\w*)(?![\w\[])", words) for words in _EXPORT_WORDS.findall(text))
+    every, names = _exports(text)
+    return every or name in names
+
+
+@functools.lru_cache(maxsize=32)
+def _exports(text: str) -> tuple[bool, frozenset[str]]:
+    """Whether ``text`` exports every variable (`set -a`), and the names its `export`/`declare -x` commands name:
+    the whole text's, read once per text (``exported_at`` asks at each of its assignments)."""
+    names = frozenset(name for words in _EXPORT_WORDS.findall(text)
+                      for name in re.findall(r"(?<![\w$-])([A-Za-z_]\w*)(?![\w\[])", words))
+    return _ALL_EXPORTED.search(text) is not None, names
 
 
 # A redirection of a file to a command's input (`< f`, `0< f`, `<> f`, `$(< f)`; not a heredoc's `<<`, a here-string's
@@ -2665,13 +2684,26 @@ def _command_view(code: str, spans: list[tuple[int, int]], at: int) -> tuple[int
     command substitution or subshell holding ``at``, the text's start when none), that code with what those closed
     before ``at`` hold blanked, and where the command begins in it (after its last ``_COMMAND_BREAK``)."""
     lo = max([start for start, end in spans if start < at < end], default=0)
-    view = list(code[lo:at])
-    for start, end in spans:
-        if lo <= start and end < at:  # closed before ``at``: nothing in it begins the command
-            view[start - lo:end - lo + 1] = " " * (end - start + 1)
-    view = "".join(view)
-    begins = [m.end() for m in _COMMAND_BREAK.finditer(view)]
-    return lo, view, begins[-1] if begins else 0
+    source, pieces, done = code[lo:at], [], 0
+    # closed before ``at``: nothing in it begins the command (blanked, the spans' union in one pass: a script asks
+    # this at each file it runs or reads, so a character list of all the code before each was most of a plan)
+    for start, end in sorted((start - lo, end - lo + 1) for start, end in spans if lo <= start and end < at):
+        if end > done:
+            pieces += [source[done:max(start, done)], " " * (end - max(start, done))]
+            done = end
+    view = "".join(pieces) + source[done:]
+    return lo, view, _last_break(view) + 1
+
+
+def _last_break(view: str) -> int:
+    """Where the last ``_COMMAND_BREAK`` of ``view`` stands (each is one character), -1 when none: read from the
+    end, not by finding every one of them."""
+    last = max(view.rfind(c) for c in _COMMAND_BREAK)
+    newline = len(view)
+    while (newline := view.rfind("\n", last + 1, newline)) > last:
+        if newline == 0 or view[newline - 1] != "\\":
+            return newline
+    return last
 
 
 def _run_elsewhere(code: str, spans: list[tuple[int, int]], at: int, text: str | None = None) -> bool:
