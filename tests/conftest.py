@@ -189,6 +189,29 @@ def example_fleet(tmp_path_factory) -> Path:
     return repo
 
 
+@pytest.fixture(scope="session")
+def piped_example(tmp_path_factory):
+    """`sweepgate` with no arguments (the README's first command), run once for the session with its stdout and
+    stderr piped, in an empty folder outside any checkout, $TERM a colour terminal's (a pipe must stay plain
+    whatever it says) and no COLUMNS, NO_COLOR, FORCE_COLOR or GitHub setting: ``(proc, cwd, tmp)``, ``tmp`` its
+    $TMPDIR (where its charts folder is kept). A whole example takes most of a minute, so the tests that only
+    read what this run printed and left share it (test_example, test_terminal); they must not change ``tmp``
+    or ``cwd``. Removed at the session's end."""
+    import shutil
+
+    top = tmp_path_factory.mktemp("piped-example")
+    cwd, tmp = top / "cwd", top / "tmp"
+    cwd.mkdir()
+    tmp.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR") and not k.startswith("GITHUB_")}
+    env.update(PYTHONPATH=str(ROOT / "utils"), TERM="xterm-256color", TMPDIR=str(tmp))
+    proc = subprocess.run([sys.executable, "-m", "sweepgate"], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900)
+    yield proc, cwd, tmp
+    shutil.rmtree(top, ignore_errors=True)
+
+
 @pytest.fixture
 def make_repo(tmp_path):
     """make_repo(changelog=CHANGELOG, files=None) -> GitRepo with one commit on branch main."""

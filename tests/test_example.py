@@ -29,13 +29,24 @@ def sweepgate(*args: str, cwd=None) -> subprocess.CompletedProcess:
 SEED = "kimik3-fp4-b300-vllm-agentic-dspark-lmcache"
 
 
-@pytest.fixture
-def request_cleanup():
-    """Remove the folders a test names (the example keeps its charts folder for the user)."""
-    folders = []
-    yield folders.append
-    for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
+@pytest.fixture(scope="module")
+def json_into_a_used_plots_folder(tmp_path_factory):
+    """`sweepgate --json --plots DIR`, run once for two tests that only read what it printed and left: DIR
+    already holds a chart an earlier compare drew (named as none of the example's) and a user's own file.
+    ``(proc, plots)``. A whole example takes most of a minute; the tests below each read one part of it."""
+    sys.path.insert(0, str(ROOT / "tests" / "results"))
+    import synth
+
+    from sweepgate.results import charts
+    from sweepgate.results import compare as C
+
+    top = tmp_path_factory.mktemp("json-plots")
+    plots, elsewhere = top / "plots", top / "elsewhere"
+    (written, *_) = charts.draw_charts(C.compare_records(synth.pr_run(), synth.history()), elsewhere, formats=("png",))
+    plots.mkdir()
+    shutil.copyfile(written, plots / "an-earlier-compare.png")
+    (plots / "notes.txt").write_text("mine")
+    return sweepgate("--json", "--plots", str(plots), cwd=top), plots
 
 
 # What the seed change runs: 4 agentic LMCache rows, 2 multi-node baselines (2 concs each), 1 eval row.
@@ -54,14 +65,14 @@ def charts_printed(stdout: str) -> list[Path]:
     return [Path(p) for p in paths]
 
 
-def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request_cleanup):
-    cwd = tmp_path / "cwd"
-    cwd.mkdir()
-    proc = sweepgate(cwd=cwd)  # the README's first command, outside any checkout (the repository is a temp dir)
+def test_no_arguments_runs_the_seed_scenario_to_the_comparison(piped_example):
+    # the README's first command, outside any checkout (the repository is a temp dir): conftest's one run,
+    # which test_terminal reads too; its charts folder is removed at the session's end
+    proc, cwd, tmp = piped_example
     charts = charts_printed(proc.stdout)
-    plots = charts[0].parent if charts else tmp_path / "none"
-    request_cleanup(plots)
+    plots = charts[0].parent if charts else tmp / "none"
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert plots.parent == tmp  # the temporary charts folder is made in $TMPDIR
     assert "gate: PASS" in proc.stdout
     for conc in (4, 8, 10, 16):
         assert f"kimik3_tp8_conc{conc}_kvdram-lmcache_spec-mtp" in proc.stdout
@@ -85,8 +96,8 @@ def test_no_arguments_runs_the_seed_scenario_to_the_comparison(tmp_path, request
     assert list(cwd.iterdir()) == []  # nothing written where it ran
 
 
-def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
-    proc = sweepgate("--json", "--plots", str(tmp_path))
+def test_json_output_is_the_matrix_contract_and_the_comparison(json_into_a_used_plots_folder):
+    proc, plots = json_into_a_used_plots_folder
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["gate"] == {"ok": True, "problems": []}
@@ -109,6 +120,7 @@ def test_json_output_is_the_matrix_contract_and_the_comparison(tmp_path):
     assert comparison["counts"]["new"] == 0 and comparison["counts"]["insufficient-data"] == 0
     svgs = [p for p in stage["charts"] if p.endswith(".svg")]
     assert svgs and all("REHEARSAL" in open(p, encoding="utf-8").read() for p in svgs)
+    assert {Path(p).parent for p in stage["charts"]} == {plots}  # drawn where --plots says
 
 
 def test_a_bad_plots_folder_is_refused_before_the_rehearsal(tmp_path):
@@ -243,22 +255,11 @@ def test_the_example_compares_its_eval_row_s_scores_too(tmp_path):
     assert "; eval scores: 2 new" in out.getvalue(), out.getvalue()
 
 
-def test_a_plots_folder_a_compare_drew_into_is_told_what_the_example_removes(tmp_path):
+def test_a_plots_folder_a_compare_drew_into_is_told_what_the_example_removes(json_into_a_used_plots_folder):
     """Review (review25): the example's --plots removed the charts an earlier sweepgate run wrote there (a
     compare's, into the same folder) without a word, where compare says it in one line. Now it says it too,
-    and a user's own file there stays."""
-    sys.path.insert(0, str(ROOT / "tests" / "results"))
-    import synth
-
-    from sweepgate.results import charts
-    from sweepgate.results import compare as C
-
-    plots, elsewhere = tmp_path / "plots", tmp_path / "elsewhere"
-    (written, *_) = charts.draw_charts(C.compare_records(synth.pr_run(), synth.history()), elsewhere, formats=("png",))
-    plots.mkdir()
-    shutil.copyfile(written, plots / "an-earlier-compare.png")
-    (plots / "notes.txt").write_text("mine")
-    proc = sweepgate("--plots", str(plots), cwd=tmp_path)
+    and a user's own file there stays. (The run is --json's: the line goes to stderr in either mode.)"""
+    proc, plots = json_into_a_used_plots_folder
     assert proc.returncode == 0, proc.stderr
     assert not (plots / "an-earlier-compare.png").exists() and (plots / "notes.txt").read_text() == "mine"
     assert (f"sweepgate example: removed 1 chart file an earlier run wrote into {plots} that this run does not "

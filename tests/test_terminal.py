@@ -83,8 +83,9 @@ def on_a_terminal(cwd: Path, *args: str, columns: int | None = None, returncode:
 
 
 @pytest.mark.parametrize("args", [["plan", *REFS], ["example"]])
-def test_tables_are_coloured_on_a_terminal_and_plain_when_piped_or_no_color(example_fleet, args):
-    pipe = piped(example_fleet, *args)
+def test_tables_are_coloured_on_a_terminal_and_plain_when_piped_or_no_color(example_fleet, args, request):
+    # the example piped is conftest's one run (TERM a colour terminal's, as here), which test_example reads too
+    pipe = request.getfixturevalue("piped_example")[0] if args == ["example"] else piped(example_fleet, *args)
     assert pipe.returncode == 0, pipe.stderr
     assert ESCAPE not in pipe.stdout and ESCAPE not in pipe.stderr
     assert re.search(r"exp-name\s+runner\s+tp", pipe.stdout), pipe.stdout
