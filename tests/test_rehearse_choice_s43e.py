@@ -5,7 +5,9 @@ tp 8). It was refused with "pass --exp-name NAME (and --conc N when it repeats)"
 `--exp-name dsr1_8k1k` was refused in turn for tp, a second round trip the first refusal could have saved
 (every InferenceX fixed-seq-len config has a 1k1k and an 8k1k exp-name at each concurrency, so README's step
 met it on nearly every key). The refusal now names, for each exp-name, the flags that pick one of its rows
-at that concurrency; without --conc it is as it was (the rows differ in their concurrency too)."""
+at that concurrency; without --conc it names --conc and the --where fields an exp-name's rows need with --exp-name
+(s51c: `(and --conc N when it repeats)` alone, and `--where tp=...` asked for only once --exp-name and --conc
+were given)."""
 from __future__ import annotations
 
 from conftest import FLEET_NVIDIA
@@ -44,9 +46,21 @@ def test_the_refusal_names_the_flags_that_pick_one_row_of_each_exp_name(make_rep
         assert not any(said in r.stderr for said in NOT_CHOSEN), (flags, r.stderr)
 
 
-def test_without_conc_the_refusal_still_asks_for_the_exp_name_and_conc(make_repo):
+def test_without_conc_the_refusal_asks_for_the_exp_name_conc_and_where_at_once(make_repo):
     repo = fleet(make_repo)
     r = sweepgate(["rehearse", "--config-keys", KEY], repo.path)
     assert r.returncode == 1 and r.stderr.splitlines() == [
         f"{AT}: no row chosen: 6 rows (exp-name dsr1_1k1k, dsr1_8k1k); pass --exp-name NAME "
-        "(and --conc N when it repeats)"], r.stderr
+        "(and --conc N and --where tp=VALUE where its rows need them)"], r.stderr
+
+
+def test_with_the_exp_name_conc_and_where_are_asked_for_together(make_repo):
+    """Given the exp-name, what is left is said whole: --conc and --where together (s51c: --conc, then --where)."""
+    repo = fleet(make_repo)
+    r = sweepgate(["rehearse", "--config-keys", KEY, "--exp-name", "dsr1_8k1k"], repo.path)
+    assert r.returncode == 1 and r.stderr.splitlines() == [
+        f"{AT}: exp-name 'dsr1_8k1k' matches 4 rows (conc 16, 32) that differ in tp 4, 8; "
+        "choose one with --conc N and --where tp=4"], r.stderr
+    r = sweepgate(["rehearse", "--config-keys", KEY, "--exp-name", "dsr1_8k1k", "--conc", "16", "--where", "tp=4"],
+                  repo.path)
+    assert r.returncode == 1 and "no benchmark script" in r.stderr, r.stderr

@@ -206,18 +206,59 @@ def select_row(rows: list[dict], source: str, exp_name: str | None, conc: int | 
             raise refused
         matches = _filtered(matches, where=[condition])
     if len(matches) > 1:
-        concs = _concs(matches)
-        if len(concs) > 1 and conc is None:
-            raise fail(*at, f"{who} {has} {len(matches)} rows (conc {', '.join(concs)})", "choose one with --conc N")
-        differ = _differing(matches)
-        if differ:
-            # the field shortest to write (a runner label, not its image), said first; as short: row order
-            name, values = chosen = min(differ, key=lambda d: sum(map(len, d[1])))
-            differ = [chosen, *(d for d in differ if d is not chosen)]
-            shown = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in differ[:3])
-            raise fail(*at, f"{who} {has} {len(matches)} rows that differ in {shown}",
-                       f"choose one with --where {name}={values[0]}{_keys_named(matches)}")
+        concs, asked, shown = _needed(matches, conc)
+        if concs or asked:  # all that is still to choose, in one line: not --conc, then --where once it is given
+            differ = "; ".join(f"{n} {', '.join(v[:6])}" for n, v in shown[:3])
+            raise fail(*at, f"{who} {has} {len(matches)} rows" + (f" (conc {', '.join(concs)})" if concs else "")
+                       + (f" that differ in {differ}" if asked else ""),
+                       f"choose one with {_choosing(concs, asked)}" + (_keys_named(matches) if asked else ""))
     return matches[0]
+
+
+def _needed(rows: list[dict], conc: int | None) -> tuple[list[str], list[tuple[str, list[str]]],
+                                                       list[tuple[str, list[str]]]]:
+    """Everything that still tells ``rows`` (of one exp-name) apart, at once: (their concurrencies, when --conc is
+    not given and they have several; the fields --where must name to leave one row at a concurrency, each with its
+    values; every field the rows of a concurrency differ in, those asked for first). A field asked for is the one
+    shortest to write (a runner label before its image, tp before max-model-len; as short: row order), then, of
+    rows still alike in it, the next, until each is one row; rows alike in every field are one choice (the first)."""
+    concs = _concs(rows) if conc is None else []
+    concs = concs if len(concs) > 1 else []
+    groups = [rows]
+    if concs:
+        values = dict.fromkeys(v for r in rows for v in fields.row_concs(r) if not isinstance(v, (list, dict)))
+        groups = [[r for r in rows if v in fields.row_concs(r)] for v in values]
+    shown = _differing_within(groups, ())
+    asked: list[tuple[str, list[str]]] = []
+    while ambiguous := [g for g in groups if len(g) > 1]:
+        differ = _differing_within(ambiguous, {name for name, _ in asked})
+        if not differ:
+            break
+        name, values = min(differ, key=lambda d: sum(map(len, d[1])))
+        asked.append((name, values))
+        groups = [[r for r in g if _text(r.get(name)) == value] for g in ambiguous for value in values]
+    first = [d for d in shown if d[0] in {name for name, _ in asked}]
+    return concs, asked, first + [d for d in shown if d not in first]
+
+
+def _differing_within(groups: list[list[dict]], named) -> list[tuple[str, list[str]]]:
+    """``_differing`` of each group of rows (those of one concurrency), merged in row order, conc and the fields
+    ``named`` left out."""
+    merged: dict[str, set[str]] = {}
+    for group in groups:
+        for name, values in _differing(group):
+            if name != fields.CONC and name not in named:
+                merged.setdefault(name, set()).update(values)
+    return [(name, sorted(values)) for name, values in merged.items()]
+
+
+def _choosing(concs: list[str], asked: list[tuple[str, list[str]]], every: bool = False) -> str:
+    """The flags that pick one row: ``--conc N`` where there are ``concs`` to choose from, then a --where for each
+    field ``asked`` (with its first value, or ``every`` one: ``--where tp=4 or tp=8``)."""
+    flags = ["--conc N"] if concs else []
+    flags += [f"--where {' or '.join(f'{name}={v}' for v in values) if every else f'{name}={values[0]}'}"
+              for name, values in asked]
+    return " and ".join(flags)
 
 
 def _keys_named(rows: list[dict]) -> str:
@@ -288,27 +329,36 @@ def _unchosen(rows: list[dict], source: str, conc: int | None = None) -> Sweepga
     names = list(dict.fromkeys(str(r[fields.EXP_NAME]) for r in rows if r.get(fields.EXP_NAME) is not None))
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
     at = _about(rows, source)[1]  # one config's rows at its line
-    picks = _picks(rows, names) if conc is not None and 1 < len(names) <= _PICKS_NAMED else None
+    picks = _picks(rows, names, conc) if conc is not None and 1 < len(names) <= _PICKS_NAMED else None
     return fail(*at, f"no row chosen: {len(rows)} rows" + (f" (exp-name {shown})" if names else ""),
                 f"pass {picks}" if picks else
-                f"pass --exp-name {names[0] if len(names) == 1 else 'NAME'} (and --conc N when it repeats)")
+                f"pass --exp-name {names[0] if len(names) == 1 else 'NAME'}{_then(rows, names, conc)}")
+
+
+def _then(rows: list[dict], names: list[str], conc: int | None) -> str:
+    """What an --exp-name of ``names`` may still need, said with it (not once it is given): ``(and --conc N when it
+    repeats)``, with the fields --where must name where the rows of an exp-name differ in them too."""
+    needs_conc, fields_asked = False, {}
+    for name in names:
+        concs, asked, _ = _needed([r for r in rows if str(r.get(fields.EXP_NAME)) == name], conc)
+        needs_conc = needs_conc or bool(concs)
+        fields_asked.update(dict.fromkeys(field for field, _ in asked))
+    if not fields_asked:
+        return " (and --conc N when it repeats)" if needs_conc or conc is None else ""
+    flags = (["--conc N"] if needs_conc else []) + [f"--where {field}=VALUE" for field in fields_asked]
+    return f" (and {' and '.join(flags)} where its rows need them)"
 
 
 _PICKS_NAMED = 4  # exp-names whose picks a refusal spells out (s43e); of more, --exp-name NAME
 
 
-def _picks(rows: list[dict], names: list[str]) -> str | None:
-    """``--exp-name A, or --exp-name B with --where tp=4 or tp=8``: for each exp-name of ``names``, the flags
-    that pick one of its ``rows`` (those --conc and --where left), as ``select_row`` would ask for them after
-    --exp-name (the field shortest to write); None when one exp-name's rows differ in more than one field,
-    which one --where does not pick."""
+def _picks(rows: list[dict], names: list[str], conc: int | None) -> str:
+    """``--exp-name A, or --exp-name B with --where tp=4 or tp=8``: for each exp-name of ``names``, everything
+    that picks one of its ``rows`` (those --conc and --where left; ``_needed``), said at once."""
     said = []
     for name in names:
-        differ = _differing([r for r in rows if str(r.get(fields.EXP_NAME)) == name])
-        if len(differ) > 1:
-            return None
-        said.append(f"--exp-name {name}" + "".join(
-            f" with --where {' or '.join(f'{field}={value}' for value in values)}" for field, values in differ))
+        concs, asked, _ = _needed([r for r in rows if str(r.get(fields.EXP_NAME)) == name], conc)
+        said.append(f"--exp-name {name}" + (f" with {_choosing(concs, asked, every=True)}" if concs or asked else ""))
     return ", or ".join(said)
 
 
