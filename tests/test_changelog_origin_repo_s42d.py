@@ -50,7 +50,7 @@ def test_an_origin_elsewhere_than_github_is_refused_as_before(first_entry):
     proc = _add(first_entry)
     assert proc.returncode == 1 and proc.stderr.strip() == (
         "--repository: cannot tell which repository pr-links point to: no pr-link names one, and origin's URL "
-        "names no github.com repository; pass --repository OWNER/NAME"), proc.stderr  # the reason: s47k
+        "names no github.com repository; pass --repository OWNER/NAME (or set $GITHUB_REPOSITORY)"), proc.stderr  # the reason: s47k
 
 
 def test_the_changelog_s_own_links_come_before_origin(first_entry):

@@ -30,7 +30,7 @@ def test_every_github_spelling_of_origin_names_the_repository(first_entry, url):
 
 
 @pytest.mark.parametrize("url, why", [
-    (None, "there is no origin remote"),
+    (None, "there is no remote"),
     ("https://x-token:s3cr3t@gitlab.com/acme/bench.git", "origin's URL names no github.com repository"),
     ("https://github.com/acme", "origin's URL names no github.com repository")])
 def test_without_a_usable_origin_one_line_says_why_and_to_pass_the_flag(first_entry, url, why):  # noqa: F811
@@ -39,7 +39,8 @@ def test_without_a_usable_origin_one_line_says_why_and_to_pass_the_flag(first_en
     proc = _add(first_entry)
     assert proc.returncode == 1
     assert proc.stderr.strip() == (f"--repository: cannot tell which repository pr-links point to: no pr-link "
-                                   f"names one, and {why}; pass --repository OWNER/NAME"), proc.stderr
+                                   f"names one, and {why}; pass --repository OWNER/NAME (or set "
+                                   "$GITHUB_REPOSITORY)"), proc.stderr
     assert "s3cr3t" not in proc.stderr
 
 
@@ -47,4 +48,4 @@ def test_without_a_usable_origin_one_line_says_why_and_to_pass_the_flag(first_en
 def test_help_says_the_repository_defaults_to_origin(first_entry, action):  # noqa: F811
     proc = sg(first_entry, "changelog", action, "--help", env={"COLUMNS": "300"})
     assert proc.returncode == 0
-    assert "the GitHub repository origin names" in proc.stdout, proc.stdout
+    assert "the GitHub repository of origin, else of upstream, else of the only remote" in proc.stdout, proc.stdout

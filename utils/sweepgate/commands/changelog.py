@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add.add_argument("--pr-number", metavar="N", type=argtypes.pull_request, default=None, help="use this PR's link instead of XXX")
     add.add_argument("--repository", type=owner_name, default=None,
                      help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the repository most pr-links point to, "
-                          "else the GitHub repository origin names)")
+                          "else the GitHub repository of origin, else of upstream, else of the only remote)")
     argtypes.add_changelog_file_argument(add, "changelog to append to")
     add.set_defaults(_action=cmd_add)
 
@@ -102,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                     "else main)")
     canon.add_argument("--repository", type=owner_name,
                        help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the repository most pr-links point to, "
-                            "else the GitHub repository origin names)")
+                            "else the GitHub repository of origin, else of upstream, else of the only remote)")
     argtypes.add_changelog_file_argument(canon, "changelog to rewrite")
     canon.set_defaults(_action=cmd_canonicalize)
 

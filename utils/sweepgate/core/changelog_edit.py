@@ -43,22 +43,36 @@ def _fail(path: str, line: int, rule: str, message: str, hint: str = "") -> Swee
 
 def _repository(git, explicit: str | None, text: bytes) -> str:
     """The repository pr-links point to: ``prlinks.resolve_repository`` (--repository, $GITHUB_REPOSITORY, the
-    repository most of ``text``'s pr-links name), else the GitHub repository ``origin`` names (a first entry: where
-    the PR is opened). Else refused, saying whether there is no origin or its URL names no github.com repository
-    (the URL is not shown: one may carry a token)."""
-    from sweepgate.core.github import PASS_REPOSITORY, remote_repository
+    repository most of ``text``'s pr-links name), else the GitHub repository of the remote the branch merges into
+    (a first entry: where the PR is opened): origin's, else upstream's, else the only remote's, as
+    ``upstream.merged_into`` picks the remote. Else refused in one line saying why and what to pass: the GitHub
+    repositories the remotes name, when several name one and none is origin or upstream (the URLs are not shown:
+    one may carry a token)."""
+    from sweepgate.core.github import PASS_REPOSITORY, REPOSITORY_VARIABLE, remote_repository
     from sweepgate.core.prlinks import PR_LINK, resolve_repository
+    from sweepgate.core.upstream import PREFERRED_REMOTES, remote_names
 
     repo = resolve_repository(explicit, text)
     if repo:
         return repo
-    url = git.run("remote", "get-url", "origin", check=False).decode("utf-8", "replace").strip()
-    repo = remote_repository(url) if url else None
-    if repo:
+    names = remote_names(git)
+    chosen = [r for r in PREFERRED_REMOTES if r in names] or (names if len(names) == 1 else [])
+    named = {r: remote_repository(git.run("remote", "get-url", r, check=False).decode("utf-8", "replace").strip())
+             for r in (chosen or names)}
+    if chosen and (repo := next((named[r] for r in chosen if named[r]), None)):
         return repo
-    why = "origin's URL names no github.com repository" if url else "there is no origin remote"
+    if not names:
+        why = "there is no remote"
+    elif chosen:
+        whose = " and ".join(f"{remote}'s" for remote in chosen)
+        why = f"{whose} URL{'s name' if len(chosen) > 1 else ' names'} no github.com repository"
+    else:
+        why = f"{len(names)} remotes ({', '.join(names)}), none of them origin or upstream"
+    offered = sorted({repo for repo in named.values() if repo}) if not chosen else []
+    fix = (f"pass --repository {' or '.join(offered)}" if offered else PASS_REPOSITORY) + \
+        f" (or set ${REPOSITORY_VARIABLE})"
     raise _fail("--repository", 0, PR_LINK,
-                f"cannot tell which repository pr-links point to: no pr-link names one, and {why}", PASS_REPOSITORY)
+                f"cannot tell which repository pr-links point to: no pr-link names one, and {why}", fix)
 
 
 # --------------------------------------------------------------------------- reading

@@ -25,7 +25,8 @@ def fetch_command(remote: str, branch: str, unshallow: bool = False) -> str:
             + shlex.quote(f"{branch}:refs/remotes/{remote}/{branch}"))
 
 
-def _remotes(git) -> list[str]:
+def remote_names(git) -> list[str]:
+    """The repository's remotes, by name."""
     return git.run("remote", check=False).decode().split()
 
 
@@ -37,7 +38,7 @@ def _upstreams(git):
         if git.commit_of(ref):
             yield ref
     yield from git.run("for-each-ref", "--format=%(symref:short)", "refs/remotes/*/HEAD", check=False).decode().split()
-    for remote in _remotes(git):
+    for remote in remote_names(git):
         if remote != "origin":
             yield from (ref for ref in (f"{remote}/{b}" for b in GUESSED_BRANCHES) if git.commit_of(ref))
 
@@ -70,7 +71,7 @@ def merged_into(git, remotes: list[str] | None = None) -> tuple[str, str]:
     """(remote, branch) this clone's branch merges into: origin, else upstream (a fork's name for the
     repository it forks), else the first remote; and the branch its HEAD names (refs/remotes/REMOTE/HEAD,
     even one pointing at a branch not fetched), else main."""
-    remotes = _remotes(git) if remotes is None else remotes
+    remotes = remote_names(git) if remotes is None else remotes
     remote = next((r for r in PREFERRED_REMOTES if r in remotes), remotes[0] if remotes else PREFERRED_REMOTES[0])
     target = git.run("symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD", check=False).decode().strip()
     prefix = f"refs/remotes/{remote}/"
@@ -82,7 +83,7 @@ def no_upstream(git) -> tuple[str, str] | None:
     branch's own committed entries as history and pass them unchecked: a shallow clone (its history cut),
     or one with a remote whose default branch it never fetched (`git clone --single-branch -b BRANCH`).
     None for a repository with no remote: its only history is its own, and the hook gates each commit."""
-    remotes = _remotes(git)
+    remotes = remote_names(git)
     remote, branch = merged_into(git, remotes)
     if git.shallow:
         return ("this clone is shallow", "fetch the default branch and the history this clone cut off "
