@@ -204,9 +204,8 @@ def stored(capsys, tmp_path, *paths, db_name: str = "r.db") -> dict:
 
 # The one line `results ingest` says on stderr when it stored results of outputs with no sidecar and no --row (a raw
 # sample's content-hash run, on no ref: ``commands.results_ingest._no_ref_warning``), as it renders it.
-NO_REF_LINE = re.compile(r".+: warning: \d+ results? (of \d+ outputs \(this one and \d+ others?\) )?stored "
-                         r"(before )?on no ref(, \d+ of them before)? \(no \.job\.json beside (it|them), no --row\): no "
-                         r"baseline of results compare takes .+\n?")
+NO_REF_LINE = re.compile(r".+: warning: \d+ results? (of \d+ outputs )?stored (before )?on no ref(, \d+ of them "
+                         r"before)? \(no \.job\.json\); pass --row FILE --run-id ID --ref REF \(docs/contracts\.md §8\)\n?")
 
 
 def no_ref_said(err: str, out: str | None = None, verbose: bool = False) -> str:

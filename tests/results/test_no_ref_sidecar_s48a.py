@@ -24,10 +24,7 @@ from sweepgate.results import record as R
 
 MAIN = "refs/heads/main"
 SHA = "c0ffee" * 6 + "abcd"
-JOB_FIX = ("write job.ref in the .job.json (refs/heads/main for a run of main, refs/pull/N/head for a PR's) and "
-           "ingest again, which gives the stored results that ref; the benchmark job's `sweepgate results sidecar` "
-           "step writes it from the ref in $JOB_CONTEXT_FILE (`sweepgate ci split --job-context FILE "
-           "--pr-number N` writes that file for a PR's sweep), else from $GITHUB_REF")
+JOB_FIX = "write job.ref, ingest again (docs/contracts.md §8)"  # the why and how in full: there (s51c)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -66,8 +63,7 @@ def test_a_job_whose_sidecar_names_no_ref_is_said_at_its_ref(tmp_path, capsys, m
     rc, stdout, err = _ingest(capsys, _sqlite(tmp_path), tmp_path / "job")
     assert rc == 0 and stdout.splitlines()[-1].startswith("ingested 1 results (1 new)"), (stdout, err)
     assert err.splitlines() == [
-        f"{side}:1:{col}: warning: 1 result stored on no ref (its .job.json names no job.ref): no baseline of "
-        f"results compare takes it and no PR's run is matched to it; {JOB_FIX}"], err
+        f"{side}:1:{col}: warning: 1 result stored on no ref (no job.ref in its .job.json); {JOB_FIX}"], err
     assert [r[R.REF] for r in show_json(capsys, _sqlite(tmp_path))] == [None]  # stored all the same
 
 
@@ -79,8 +75,7 @@ def test_a_sidecar_without_the_ref_key_is_said_at_its_job_and_several_are_one_li
     side = runs / "c4" / "c4.job.json"
     col = side.read_text(encoding="utf-8").index('"job"') + 1
     assert rc == 0 and err.splitlines() == [
-        f"{side}:1:{col}: warning: 2 results of 2 jobs (this one and 1 other) stored on no ref (their .job.json "
-        "names no job.ref): no baseline of results compare takes them and no PR's run is matched to them; "
+        f"{side}:1:{col}: warning: 2 results of 2 jobs stored on no ref (no job.ref in their .job.json); "
         f"{JOB_FIX}"], err
 
 
@@ -92,7 +87,7 @@ def test_fail_on_no_ref_and_the_annotation_hold_for_a_sidecar_with_no_ref(tmp_pa
     rc, stdout, err = _ingest(capsys, _sqlite(tmp_path), "--fail-on-no-ref", "job")
     line, annotation = err.splitlines()
     assert rc == 3 and "ingested 1 results (1 new)" in stdout, (stdout, err)
-    assert line.startswith("job/res.job.json:1:") and " stored on no ref (its .job.json names no job.ref)" in line
+    assert line.startswith("job/res.job.json:1:") and " stored on no ref (no job.ref in its .job.json)" in line
     assert annotation.startswith("::warning file=job/res.job.json,line=1::1 result stored on no ref ("), annotation
 
 
@@ -102,7 +97,7 @@ def test_a_raw_output_and_a_job_with_no_ref_are_a_line_each(tmp_path, capsys):
     rc, _, err = _ingest(capsys, _sqlite(tmp_path), tmp_path / "in" / "job.json", tmp_path / "in" / "raw.json")
     raw, side = sorted(err.splitlines(), key=lambda line: ".job.json:" in line)
     assert rc == 0 and NO_REF_LINE.fullmatch(raw), err
-    assert side.startswith(f"{tmp_path / 'in' / 'job.job.json'}:1:") and "(its .job.json names no job.ref)" in side
+    assert side.startswith(f"{tmp_path / 'in' / 'job.job.json'}:1:") and "(no job.ref in its .job.json)" in side
 
 
 def test_a_rehearsal_or_a_sidecar_with_a_ref_says_nothing_of_it(tmp_path, capsys):
@@ -225,10 +220,10 @@ def test_verbose_says_the_no_ref_line_again_and_without_it_the_line_is_counted(t
     rc, stdout, err = _ingest(capsys, db, "--verbose", tmp_path / "c4.json", tmp_path / "job")
     raw, side = sorted(err.splitlines(), key=lambda line: ".job.json:" in line)
     assert rc == 0 and "not repeated" not in stdout, stdout
-    assert raw.startswith(f"{tmp_path / 'c4.json'}: warning: 1 result stored before on no ref (no .job.json beside "
-                          "it, no --row): no baseline"), err
+    assert raw.startswith(f"{tmp_path / 'c4.json'}: warning: 1 result stored before on no ref (no .job.json); "
+                          "pass --row"), err
     assert side.startswith(f"{tmp_path / 'job' / 'res.job.json'}:1:") and \
-        ": warning: 1 result stored before on no ref (its .job.json names no job.ref)" in side, err
+        ": warning: 1 result stored before on no ref (no job.ref in its .job.json)" in side, err
 
 
 def test_verbose_counts_the_results_stored_before_among_the_new(tmp_path, capsys):
@@ -240,11 +235,8 @@ def test_verbose_counts_the_results_stored_before_among_the_new(tmp_path, capsys
     (runs / "c8.json").write_text(json.dumps(vllm_output(8)), encoding="utf-8")
     rc, stdout, err = _ingest(capsys, db, "--verbose", runs)
     assert rc == 0 and err.splitlines() == [
-        f"{runs / 'c4.json'}: warning: 2 results of 2 outputs (this one and 1 other) stored on no ref, 1 of them "
-        "before (no .job.json beside them, no --row): no baseline of results compare takes them and no PR's run is "
-        "matched to them; ingest the outputs again with --row FILE --run-id ID --ref REF --config-key KEY (REF "
-        "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate test-config` writes FILE), or "
-        "with the .job.json that the benchmark job's `sweepgate results sidecar` step writes beside each"], err
+        f"{runs / 'c4.json'}: warning: 2 results of 2 outputs stored on no ref, 1 of them before (no .job.json); "
+        "pass --row FILE --run-id ID --ref REF (docs/contracts.md §8)"], err
     rc, stdout, err = _ingest(capsys, db, "--fail-on-no-ref", "--verbose", runs)  # said, but nothing stored now
     assert rc == 0 and "stored before on no ref" in err, err
 

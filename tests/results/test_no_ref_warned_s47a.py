@@ -13,9 +13,7 @@ import shutil
 from helpers import NO_REF_LINE, ROW, SAMPLES, job, run_cli, show_json, vllm_output, write_job
 
 JSONL = SAMPLES / "sglang" / "sglang0.5.5_qwen2.5-3b_1gpu_in128_out128_c8.jsonl"
-FIX = ("ingest {it} again with --row FILE --run-id ID --ref REF --config-key KEY (REF refs/heads/main for a run of "
-       "main, refs/pull/N/head for a PR's; `sweepgate test-config` writes FILE), or with the .job.json that the "
-       "benchmark job's `sweepgate results sidecar` step writes beside {each}")
+FIX = "pass --row FILE --run-id ID --ref REF (docs/contracts.md §8)"  # the why and each fix in full: there (s51c)
 
 
 def _ingest(capsys, tmp_path, *argv):
@@ -33,11 +31,8 @@ def test_an_output_stored_on_no_ref_is_said_in_one_warning_line(tmp_path, capsys
     rc, stdout, err = _ingest(capsys, tmp_path, out)
     n = _lines(JSONL)
     assert rc == 0 and stdout.splitlines()[-1].startswith(f"ingested {n} results ({n} new)"), (stdout, err)
-    them = "them" if n > 1 else "it"
     assert err.splitlines() == [
-        f"{out}: warning: {n} result{'s' if n > 1 else ''} stored on no ref (no .job.json beside it, no --row): no "
-        f"baseline of results compare takes {them} and no PR's run is matched to {them}; "
-        + FIX.format(it="the output", each="it")], err
+        f"{out}: warning: {n} result{'s' if n > 1 else ''} stored on no ref (no .job.json); {FIX}"], err
     assert NO_REF_LINE.fullmatch(err)  # the tests' helper knows the line
     assert {r["ref"] for r in show_json(capsys, f"sqlite:///{tmp_path / 'r.db'}")} == {None}  # stored as before
 
@@ -49,9 +44,7 @@ def test_several_outputs_on_no_ref_are_one_line_at_the_first(tmp_path, capsys):
         (runs / f"c{conc}.json").write_text(json.dumps(vllm_output(conc)), encoding="utf-8")
     rc, _, err = _ingest(capsys, tmp_path, runs)
     assert rc == 0 and err.splitlines() == [
-        f"{runs / 'c16.json'}: warning: 3 results of 3 outputs (this one and 2 others) stored on no ref (no .job.json beside "
-        "them, no --row): no baseline of results compare takes them and no PR's run is matched to them; "
-        + FIX.format(it="the outputs", each="each")], err
+        f"{runs / 'c16.json'}: warning: 3 results of 3 outputs stored on no ref (no .job.json); {FIX}"], err
 
 
 def test_under_github_actions_it_is_a_warning_annotation_too(tmp_path, capsys, monkeypatch):

@@ -410,40 +410,32 @@ def _no_ref_warnings(outcome, verbose: bool) -> tuple[list, list[tuple[list[str]
     return said, held
 
 
+NO_REF_DOC = "docs/contracts.md §8"  # where the no-ref line's why, and each fix in full, are explained
+
+
 def _no_ref_line(raw: bool, files: dict[str, tuple[int, int]]):
-    """The one warning of ``files`` (each: (results stored now, stored before)) on no ref: outputs with no sidecar
-    and no --row (``raw``), else jobs whose .job.json names no ref, placed at that file's ref."""
+    """The one warning of ``files`` (each: (results stored now, stored before)) on no ref, one line that fits a
+    terminal: what (outputs with no sidecar and no --row, ``raw``, at the first; else jobs whose .job.json names no
+    ref, at that file's ref) and the fix, the why left to ``NO_REF_DOC`` (no baseline of `results compare` takes
+    them, no PR's run is matched to them; it was all said here, some 600 characters)."""
     from sweepgate.core.errors import Diagnostic
     from sweepgate.core.jobfile import JOB, REF
 
     first, others = next(iter(files)), len(files) - 1
     n, before = sum(a + b for a, b in files.values()), sum(b for _, b in files.values())
-    them = "them" if n > 1 else "it"
     stored = ("stored before on no ref" if before == n else
               f"stored on no ref, {before} of them before" if before else "stored on no ref")
-    what = "output" if raw else "job"
-    of = f" of {count(others + 1, what)} (this one and {count(others, 'other')})" if others else ""
-    said = f"warning: {count(n, 'result')}{of} {stored} "
-    tail = f"no baseline of results compare takes {them} and no PR's run is matched to {them}"
+    of = f" of {count(others + 1, 'output' if raw else 'job')}" if others else ""
+    said = f"warning: {count(n, 'result')}{of} {stored}"
     if raw:
-        it = "the outputs" if others else "the output"
         return Diagnostic(first, rule=NO_REF_RULE, severity="warning", in_file=True,
-                          message=f"{said}(no .job.json beside {'them' if others else 'it'}, no --row): {tail}",
-                          hint=f"ingest {it} again with --row FILE --run-id ID --ref REF --config-key KEY (REF "
-                               "refs/heads/main for a run of main, refs/pull/N/head for a PR's; `sweepgate "
-                               "test-config` writes FILE), or with the .job.json that the benchmark job's `sweepgate "
-                               f"results sidecar` step writes beside {'each' if others else 'it'}")
-    from sweepgate.core.jobfile import CONTEXT_ENV
+                          message=f"{said} (no .job.json)", hint=f"pass --row FILE --run-id ID --ref REF ({NO_REF_DOC})")
     from sweepgate.results.sidecar import ref_place
 
     line, col = ref_place(first)
     return Diagnostic(first, line, col, rule=NO_REF_RULE, severity="warning", in_file=True,
-                      message=f"{said}({'their' if others else 'its'} .job.json names no {JOB}.{REF}): {tail}",
-                      hint=f"write {JOB}.{REF} in the .job.json (refs/heads/main for a run of main, refs/pull/N/head "
-                           "for a PR's) and ingest again, which gives the stored results that ref; the benchmark "
-                           f"job's `sweepgate results sidecar` step writes it from the ref in ${CONTEXT_ENV} "
-                           "(`sweepgate ci split --job-context FILE --pr-number N` writes that file for a PR's "
-                           "sweep), else from $GITHUB_REF")
+                      message=f"{said} (no {JOB}.{REF} in {'their' if others else 'its'} .job.json)",
+                      hint=f"write {JOB}.{REF}, ingest again ({NO_REF_DOC})")
 
 
 SHOWN_VALUES = 3  # the refs (commits) the line of results given a ref (commit) names, then "and N more"
