@@ -117,13 +117,17 @@ def _nearest_choice(message: str) -> str:
     return f"{message} (did you mean {near[0]!r}?)" if near else message
 
 
+# argparse's words for required arguments left out, which ``Parser.errors`` says with the rest of a command's problems
+REQUIRED = "the following arguments are required: "
+
+
 def _missing_choice(parser, message: str) -> str:
     """argparse's "the following arguments are required: SUBCOMMAND" with the subcommands to choose from
     (``sweepgate results`` alone said only that one was missing, its usage line ``SUBCOMMAND ...``); any
     other message as it is."""
     import argparse
 
-    missing = message.removeprefix("the following arguments are required: ")
+    missing = message.removeprefix(REQUIRED)
     if missing == message:
         return message
     for action in parser._actions:
@@ -150,31 +154,84 @@ def _parser_class():
             super().exit(status, message)
 
         def parse_known_args(self, args=None, namespace=None):
+            """argparse's, but a required flag left out is not refused here, alone: it is kept in the
+            namespace's ``_missing`` (``REQUIRED``), said with every other problem of the command's flags
+            (``_main``), as a flag that is required only with another one is (``argument_problems``)."""
+            import argparse
+
             self._given = list(sys.argv[1:] if args is None else args)  # a subcommand's parser: its own words
-            return super().parse_known_args(args, namespace)
+            deferred = [a for a in self._actions if a.required and not isinstance(a, argparse._SubParsersAction)]
+            self._deferred = deferred
+            for action in deferred:
+                action.required = False
+            try:
+                namespace, extra = super().parse_known_args(args, namespace)
+            finally:
+                for action in deferred:
+                    action.required = True
+                self._deferred = []
+            missing = [argparse._get_action_name(a) for a in deferred if getattr(namespace, a.dest, None) is a.default]
+            if missing:  # a subcommand's: copied into its command's namespace
+                namespace._missing = [*getattr(namespace, "_missing", []), *missing]
+            return namespace, extra
+
+        def format_usage(self):
+            return self._as_declared(super().format_usage)
+
+        def format_help(self):
+            return self._as_declared(super().format_help)
+
+        def _as_declared(self, format_text):
+            """``format_text()`` with the required flags shown required (`--help` is answered while they
+            are not, in ``parse_known_args``)."""
+            deferred = getattr(self, "_deferred", [])
+            for action in deferred:
+                action.required = True
+            try:
+                return format_text()
+            finally:
+                for action in deferred:
+                    action.required = False
 
         def error(self, message):
-            """argparse's usage line and error, then under GitHub Actions its annotation too, as
+            """argparse's usage line and error: ``errors`` of the one message."""
+            self.errors([message])
+
+        def errors(self, messages):
+            """Every problem of a command's flags at once: argparse's usage line, then one
+            ``PROG: error: ...`` line for each, and under GitHub Actions an annotation for each too, as
             every other problem has (CONTRACTS, Problems): a workflow's bad flag was in the log only.
-            A required flag missing because it was mistyped (``--head-rf``) names the typo first:
+            Exit 2. A required flag missing because it was mistyped (``--head-rf``) names the typo first:
             argparse says only that the flag meant is missing, and never reaches the unknown one."""
+            import argparse
             import os
 
-            if message.startswith("the following arguments are required") and (
-                    unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
-                message = f"{unrecognized(self, unknown)}; {message}"
-            message = _missing_choice(self, _nearest_choice(message))
             from sweepgate.core.errors import printable
 
-            message = printable(message)  # one line, whatever the refused value held (a newline too)
+            if getattr(self, "_deferred", None) and not any(m.startswith(REQUIRED) for m in messages):
+                # a value refused while the words are read (argparse stops there): the required flags not among
+                # them are said too, not once the value is put right
+                given = _flags_given(getattr(self, "_given", []))
+                if left := [argparse._get_action_name(a) for a in self._deferred if a.option_strings and not any(
+                        flag in a.option_strings or _abbreviates(self, flag, a) for flag in given)]:
+                    messages = [*messages, REQUIRED + ", ".join(left)]
+            said = []
+            for message in messages:
+                if message.startswith(REQUIRED) and (
+                        unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
+                    message = f"{unrecognized(self, unknown)}; {message}"
+                # one line, whatever the refused value held (a newline too)
+                said.append(printable(_missing_choice(self, _nearest_choice(message))))
             self.print_usage(sys.stderr)
-            self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
+            for message in said:
+                self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
             if os.environ.get("GITHUB_ACTIONS") == "true":
                 from sweepgate.core.errors import Diagnostic
                 from sweepgate.core.runnerlog import write_command
 
-                write_command(Diagnostic("", rule="usage", message=f"{self.prog}: {message}").annotation(),
-                              sys.stderr)
+                for message in said:
+                    write_command(Diagnostic("", rule="usage", message=f"{self.prog}: {message}").annotation(),
+                                  sys.stderr)
             self.exit(2)
 
     return Parser
@@ -189,6 +246,12 @@ def _flags_given(words: list[str]) -> list[str]:
         if word.startswith("--"):
             flags.append(word.split("=", 1)[0])
     return flags
+
+
+def _abbreviates(parser, flag: str, action) -> bool:
+    """Whether ``flag`` is the abbreviation argparse takes for one of ``action``'s long flags."""
+    names = [name for name in parser._option_string_actions if name.startswith("--") and name.startswith(flag)]
+    return len(names) == 1 and names[0] in action.option_strings
 
 
 def _known_flag(parser, flag: str) -> bool:
@@ -444,9 +507,12 @@ def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> in
     if extra and defaulted:  # `sweepgate --nope`: no command was named, so not example's fault alone
         parser.error(f"unrecognized arguments: {' '.join(extra)} (with no command, {prog} runs `example`; "
                      f"`{prog} --help` lists the commands)")
+    missing = getattr(args, "_missing", None)
     if extra:  # said by the (sub)command's own parser, with its usage line, not the top one's
         deepest = _deepest(parser, argv)
-        deepest.error(unrecognized(deepest, extra))
+        # a flag left out beside an unknown one: said as one (``Parser.errors``: the typo, then what is missing);
+        # no other check of the flags, which the typo may have been meant to pass
+        deepest.error(REQUIRED + ", ".join(missing) if missing else unrecognized(deepest, extra))
     if not getattr(args, "_module", None):
         if only:
             parser.error(f"name a command: {' or '.join(only)}")
@@ -460,8 +526,21 @@ def _main(argv: list[str] | None, only: tuple[str, ...] | None, prog: str) -> in
 def _run(args) -> int:
     from sweepgate.core.repopaths import check_repo_paths
 
+    argument_problems(args)  # argument syntax (exit 2), all of it at once, before anything is read
     check_repo_paths(args)  # repository-data paths outside the repository: one line, up front
     return args._module.run(args)
+
+
+def argument_problems(args) -> None:
+    """Every problem of the command's flags, said at once (``Parser.errors``, exit 2): the required flags left out
+    (``_missing``) and what the (sub)command's ``argument_problems(args)`` finds (a flag that needs another, flags
+    that cannot go together), so that a second one is never said only once the first is put right. A command's
+    module declares its check as ``argument_problems``; a subcommand's parser as its ``_argument_problems`` default."""
+    problems = [REQUIRED + ", ".join(args._missing)] if getattr(args, "_missing", None) else []
+    check = getattr(args, "_argument_problems", None) or getattr(args._module, "argument_problems", None)
+    problems += check(args) if check else []
+    if problems:
+        args._parser.errors(problems)
 
 
 if __name__ == "__main__":

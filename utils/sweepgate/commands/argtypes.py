@@ -134,11 +134,19 @@ def environment_default(args, dest: str, variable: str) -> str | None:
 
 def flag_or_variable(args, flag: str, value: str | None, variable: str, fix: str) -> str:
     """A flag a GitHub Actions job's environment fills in: ``value`` (the flag's), else $``variable``; neither is
-    a missing argument, said as argparse says one (``combination_error``, exit 2)."""
-    given = value or os.environ.get(variable) or ""
-    if not given:
-        combination_error(args, flag, f"required outside GitHub Actions (${variable} is not set)", fix)
-    return given
+    a missing argument (``variable_missing``), said as argparse says one (exit 2). A command checks it in its
+    ``argument_problems`` too, so that it is said with the command's other missing flags."""
+    if problem := variable_missing(flag, value, variable, fix):
+        usage_error(args, problem)
+    return value or os.environ.get(variable) or ""
+
+
+def variable_missing(flag: str, value: str | None, variable: str, fix: str) -> str | None:
+    """``argument FLAG: required outside GitHub Actions ($VARIABLE is not set); FIX`` when neither ``value`` (the
+    flag's) nor $``variable`` is given, else None."""
+    if value or os.environ.get(variable):
+        return None
+    return combination(flag, f"required outside GitHub Actions (${variable} is not set)", fix)
 
 
 def full_ref(text: str) -> str:
@@ -260,27 +268,31 @@ def pull_request_or_none(text: str) -> int | None:
     return pull_request(text) if text.strip().lstrip("#") else None
 
 
-def flag_error(args, problem) -> None:
-    """A flag's value refused after parsing (a range that depends on another flag, a check the core
-    makes), said as argparse says a value its ``type=`` refused: ``argument --window: 0 is ...; pass ...``,
-    with the usage line and exit 2. ``problem`` is the core's ``Diagnostic``, at the flag."""
-    usage_error(args, f"argument {problem.file}: {problem.message}" + (f"; {problem.hint}" if problem.hint else ""))
-
-
 def combination_error(args, flag: str, problem: str, fix: str) -> None:
-    """Flags that cannot go together (or one that needs another), said in the shape argparse gives a
-    refused value and its own mutually exclusive groups: ``argument FLAG: PROBLEM; FIX``, after the
-    usage line, exit 2 (and ``::error title=usage::`` under GitHub Actions, as ``usage_error``)."""
-    usage_error(args, f"argument {flag}: {problem}; {fix}")
+    """``combination``, said after the usage line, exit 2 (and ``::error title=usage::`` under GitHub Actions,
+    as ``usage_error``): for a check made once the command runs. Those that need only the flags are a command's
+    ``argument_problems``, said together (cli.argument_problems)."""
+    usage_error(args, combination(flag, problem, fix))
+
+
+def combination(flag: str, problem: str, fix: str) -> str:
+    """Flags that cannot go together (or one that needs another), in the shape argparse gives a refused value and
+    its own mutually exclusive groups: ``argument FLAG: PROBLEM; FIX``."""
+    return f"argument {flag}: {problem}; {fix}"
 
 
 def usage_error(args, message: str) -> None:
     """A flag combination that cannot work: argparse's usage line and exit 2 (the command's parser,
     which cli.build_parser puts in ``args._parser``); without one (a caller's own namespace) a
     ``SweepgateError``, exit 1, titled ``flags`` under GitHub Actions: ``usage`` is exit 2's."""
+    usage_errors(args, [message])
+
+
+def usage_errors(args, messages: list[str]) -> None:
+    """``usage_error`` of each of ``messages``, all said at once, one line each."""
     parser = getattr(args, "_parser", None)
     if parser is None:
-        from sweepgate.core.errors import fail
+        from sweepgate.core.errors import Diagnostic, SweepgateError
 
-        raise fail("sweepgate", 0, message, rule="flags")
-    parser.error(message)
+        raise SweepgateError([Diagnostic("sweepgate", 0, 0, "flags", message) for message in messages])
+    parser.errors(messages)

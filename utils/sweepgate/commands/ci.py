@@ -94,10 +94,20 @@ def _check_event(event: dict, path: str) -> None:
                               for _, _, message, _ in problems])
 
 
+_EVENT_FIX = "pass --event-path FILE and --event-name NAME (the webhook's payload and name)"
+_EVENT_FLAGS = (("--event-path", "event_path", "GITHUB_EVENT_PATH"), ("--event-name", "event_name", "GITHUB_EVENT_NAME"))
+
+
+def _decide_problems(args) -> list[str]:
+    """The event's flags, each missing one said (cli.argument_problems): both, not --event-path and then
+    --event-name once it is given."""
+    return [problem for flag, dest, variable in _EVENT_FLAGS
+            if (problem := argtypes.variable_missing(flag, getattr(args, dest), variable, _EVENT_FIX))]
+
+
 def _run_decide(args) -> int:
-    fix = "pass --event-path FILE and --event-name NAME (the webhook's payload and name)"
-    event_path = argtypes.flag_or_variable(args, "--event-path", args.event_path, "GITHUB_EVENT_PATH", fix)
-    event_name = argtypes.flag_or_variable(args, "--event-name", args.event_name, "GITHUB_EVENT_NAME", fix)
+    event_path, event_name = (argtypes.flag_or_variable(args, flag, getattr(args, dest), variable, _EVENT_FIX)
+                              for flag, dest, variable in _EVENT_FLAGS)
     from sweepgate.core.github import step_summary_path
 
     summary = step_summary_path()  # refused ('-') before any output is written
@@ -369,12 +379,8 @@ def _recorded_under(args, head: str) -> tuple[str | None, str]:
     if args.pr_number is not None:
         # A PR's sweep is a dispatch on main: GITHUB_REF and GITHUB_SHA are main's, and copies recorded under
         # them would join main's baseline. The PR's ref and the swept commit, as the jobs' sidecars record.
-        from sweepgate.core.jobfile import pr_number_of, pr_ref
+        from sweepgate.core.jobfile import pr_ref
 
-        if args.ref is not None and pr_number_of(args.ref) != args.pr_number:
-            argtypes.combination_error(args, "--ref", f"{args.ref} is not a ref of PR {args.pr_number}",
-                                       f"leave it out: with --pr-number {args.pr_number} reused results are "
-                                       f"recorded under {pr_ref(args.pr_number)}")
         return args.ref or pr_ref(args.pr_number), args.commit or head
     ref = args.ref or os.environ.get("GITHUB_REF") or None
     commit = args.commit or os.environ.get("GITHUB_SHA") or head
@@ -390,14 +396,32 @@ def _recorded_under(args, head: str) -> tuple[str | None, str]:
     return ref, commit
 
 
+def _reuse_problems(args) -> list[str]:
+    """The run the reused results are recorded against, and a --ref that is not --pr-number's, said together
+    (cli.argument_problems)."""
+    from sweepgate.core.github import RUN_ID_VARIABLE
+    from sweepgate.core.jobfile import pr_number_of, pr_ref
+
+    problems = [problem] if (problem := argtypes.variable_missing("--run-id", args.run_id,
+                                                                   RUN_ID_VARIABLE, _RUN_ID_FIX)) else []
+    if args.pr_number is not None and args.ref is not None and pr_number_of(args.ref) != args.pr_number:
+        # A PR's sweep is a dispatch on main: its results are recorded under the PR's ref (_reuse_ref)
+        problems.append(argtypes.combination("--ref", f"{args.ref} is not a ref of PR {args.pr_number}",
+                                             f"leave it out: with --pr-number {args.pr_number} reused results are "
+                                             f"recorded under {pr_ref(args.pr_number)}"))
+    return problems
+
+
+_RUN_ID_FIX = "pass --run-id ID, the run the reused results are recorded against"
+
+
 def _current_run(args) -> str:
     """The run reused results are recorded against: --run-id, else $GITHUB_RUN_ID (empty: unset).
     Neither is a missing argument, said before anything is read (it was found only once the store
     held something to reuse, exit 1)."""
     from sweepgate.core.github import RUN_ID_VARIABLE
 
-    return argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE,
-                                     "pass --run-id ID, the run the reused results are recorded against")
+    return argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE, _RUN_ID_FIX)
 
 
 def _run_reuse(args) -> int:
@@ -471,7 +495,7 @@ def _add_reuse_parser(sub) -> None:
     p.add_argument("--ref", type=argtypes.full_ref, help="the current run's ref (default: $GITHUB_REF)")
     p.add_argument("--commit", type=argtypes.commit,
                    help="the current run's commit (default: $GITHUB_SHA, else --head-ref)")
-    p.set_defaults(_ci=_run_reuse)
+    p.set_defaults(_ci=_run_reuse, _argument_problems=_reuse_problems)
 
 
 def _add_split_parser(sub) -> None:
@@ -539,7 +563,7 @@ def add_arguments(parser) -> None:
     from sweepgate.core.github import add_api_url_option
 
     add_api_url_option(p)  # a workflow_dispatch reads the PR's state from the API
-    p.set_defaults(_ci=_run_decide)
+    p.set_defaults(_ci=_run_decide, _argument_problems=_decide_problems)
 
     _add_split_parser(sub)
     _add_row_env_parser(sub)

@@ -91,8 +91,7 @@ def run_watch(args) -> int:
     from sweepgate.core.github import RUN_ID_VARIABLE, api_error, connect, credentials, step_summary_path
 
     step_summary_path()  # a '-' is refused now, not at the first line the watch would append
-    run_id = argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE,
-                                       "pass --run-id ID, the run to watch")
+    run_id = argtypes.flag_or_variable(args, "--run-id", args.run_id, RUN_ID_VARIABLE, _RUN_ID_FIX)
     attempt = args.attempt or os.environ.get("GITHUB_RUN_ATTEMPT", "") or "1"
     if not (run_id + attempt).isascii() or not run_id.isdigit() or not attempt.isdigit():  # `²` is isdigit()
         raise fail("sweepgate ci watch", 0, f"run id '{run_id}' / attempt '{attempt}' is not a number",
@@ -107,6 +106,17 @@ def run_watch(args) -> int:
         client.close()
 
 
+_RUN_ID_FIX = "pass --run-id ID, the run to watch"
+
+
+def _watch_problems(args) -> list[str]:
+    """The run to watch, missing, said with --until missing (cli.argument_problems)."""
+    from sweepgate.core.github import RUN_ID_VARIABLE
+
+    problem = argtypes.variable_missing("--run-id", args.run_id, RUN_ID_VARIABLE, _RUN_ID_FIX)
+    return [problem] if problem else []
+
+
 def add_watch_parser(sub) -> None:
     p = sub.add_parser("watch", help="fail-fast: cancel this run at the first failed job")
     p.add_argument("--until", required=True, type=argtypes.not_empty, metavar="JOB", help="stop watching once the job of this name "
@@ -118,4 +128,4 @@ def add_watch_parser(sub) -> None:
                    help="seconds between polls (default 60)")
     p.add_argument("--max-minutes", type=argtypes.number_above(0), default=340.0, help="stop watching after this long "
                    "(default 340: a GitHub-hosted job ends at 360)")
-    p.set_defaults(_ci=run_watch)
+    p.set_defaults(_ci=run_watch, _argument_problems=_watch_problems)

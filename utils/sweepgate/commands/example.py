@@ -264,12 +264,18 @@ def _print_text(out, base: str, head: str, ok: bool, problems: list, matrix: dic
     out.flush()
 
 
-def _check_plots(args) -> None:
-    """--plots DIR: refused with --no-rehearse, else checked creatable before a minute of rehearsal, not after it."""
+def argument_problems(args) -> list[str]:
+    """Flags that cannot go together (cli.argument_problems)."""
     if args.plots and args.no_rehearse:  # the charts come after the rehearsal: DIR would silently stay unwritten
-        argtypes.combination_error(args, "--plots", "not allowed with argument --no-rehearse (no charts are drawn "
-                                   "without the rehearsal)", "drop --no-rehearse to draw them, or --plots")
-    if args.plots:
+        return [argtypes.combination("--plots", "not allowed with argument --no-rehearse (no charts are drawn "
+                                     "without the rehearsal)", "drop --no-rehearse to draw them, or --plots")]
+    return []
+
+
+def _check_plots(args) -> None:
+    """--plots DIR: checked creatable before a minute of rehearsal, not after it (with --no-rehearse, refused:
+    argument_problems)."""
+    if args.plots and not args.no_rehearse:
         from sweepgate.core.outpaths import creatable_dir
 
         creatable_dir(args.plots, "--plots")

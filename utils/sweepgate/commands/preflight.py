@@ -57,18 +57,22 @@ def one_per_recipe(rows: list[dict]) -> list[dict]:
     return list(best.values())
 
 
-def refuse_combinations(args) -> None:
-    """Flags that cannot go together: argument syntax (exit 2), said before the repository is looked for."""
+def argument_problems(args) -> list[str]:
+    """Flags that cannot go together: argument syntax (exit 2), said together before the repository is looked for
+    (cli.argument_problems)."""
+    problems = []
     if bool(args.base_ref) != bool(args.head_ref):
         given, missing = ("--base-ref", "--head-ref") if args.base_ref else ("--head-ref", "--base-ref")
-        argtypes.combination_error(args, given, f"needs {missing} (a change is the two together)",
-                                   f"pass {missing} too, or leave {given} out to check the working tree")
+        problems.append(argtypes.combination(given, f"needs {missing} (a change is the two together)",
+                                             f"pass {missing} too, or leave {given} out to check the working tree"))
     if args.base_ref and args.config_keys:
-        argtypes.combination_error(args, "--config-keys", "not allowed with argument --base-ref (it selects from "
-                                   "the working tree)", "leave --config-keys out with --base-ref")
+        problems.append(argtypes.combination("--config-keys", "not allowed with argument --base-ref (it selects "
+                                             "from the working tree)", "leave --config-keys out with --base-ref"))
     if args.changelog_file and not args.base_ref:
-        argtypes.combination_error(args, "--changelog-file", "needs --base-ref and --head-ref (it picks rows by the "
-                                   "entries a change appends)", "give --base-ref and --head-ref, or leave it out")
+        problems.append(argtypes.combination("--changelog-file", "needs --base-ref and --head-ref (it picks rows by "
+                                             "the entries a change appends)",
+                                             "give --base-ref and --head-ref, or leave it out"))
+    return problems
 
 
 def select_rows(args, root: Path) -> tuple[list[dict], Callable]:
@@ -165,7 +169,6 @@ def run(args) -> int:
     from sweepgate.core.load import repo_root
     from sweepgate.engines.preflight import per_image
 
-    refuse_combinations(args)
     root = Path(repo_root())
     rows, revision = select_rows(args, root)
     found: dict = {}  # each problem once, with the rows it turned up in

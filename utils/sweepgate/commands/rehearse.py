@@ -36,13 +36,17 @@ def add_arguments(parser) -> None:
                              f"{STOP_GRACE_MIN_S} s, at most {STOP_GRACE_MAX_S} s) (default %(default)s)")
 
 
+def argument_problems(args) -> list[str]:
+    """Nothing to choose a row by is a missing flag: argparse's usage line and exit 2, said before the repository
+    is looked for, as validate says its missing refs (cli.argument_problems). Several rows of --row-json or of
+    --config-keys with no --exp-name are the data's to tell apart: exit 1, with every flag still to pass named."""
+    if not (args.exp_name or args.row_json or args.config_keys):
+        return ["the following arguments are required: --exp-name (or --config-keys KEY or --row-json FILE "
+                "holding the row)"]
+    return []
+
+
 def run(args) -> int:
     from sweepgate.rehearsal.runner import rehearse
 
-    if not (args.exp_name or args.row_json or args.config_keys):
-        # Nothing to choose a row by is a missing flag: argparse's usage line and exit 2, said before the
-        # repository is looked for, as validate says its missing refs. Several rows of --row-json or of
-        # --config-keys with no --exp-name are the data's to tell apart: exit 1, with the rows named.
-        argtypes.usage_error(args, "the following arguments are required: --exp-name (or --config-keys KEY or "
-                                   "--row-json FILE holding the row)")
     return rehearse(args)

@@ -24,7 +24,8 @@ def add_arguments(parser) -> None:
         p = sub.add_parser(name, help=help_text, description=help_text)
         mod = importlib.import_module(module)
         mod.add_arguments(p)
-        p.set_defaults(_results_module=mod, _parser=p)  # _parser.error(): the subcommand's usage line
+        # _parser.error(): the subcommand's usage line; its argument_problems, said with its missing flags (cli)
+        p.set_defaults(_results_module=mod, _parser=p, _argument_problems=getattr(mod, "argument_problems", None))
 
 
 def run(args) -> int:

@@ -262,22 +262,38 @@ def _what_is_empty(path: str) -> str:
     return "an empty file" if given.stat().st_size == 0 else "only blank lines"
 
 
-def check_combinations(args) -> None:
-    """Flags that cannot go together, argument syntax (exit 2) before anything is read."""
+def _settings(args):
+    """The comparison's settings, as the flags give them (``Settings.validate`` is argument_problems')."""
+    from sweepgate.results import compare as C
+
+    min_samples = args.min_samples if args.min_samples is not None else min(C.DEFAULT_MIN_SAMPLES, args.window)
+    return C.Settings(window=args.window, min_samples=min_samples, threshold=args.threshold)
+
+
+def argument_problems(args) -> list[str]:
+    """Flag values out of the range another flag sets and flags that cannot go together, argument syntax (exit 2),
+    said together before anything is read (cli.argument_problems)."""
     from sweepgate.core.fields import SWEEP_WORKFLOW
     from sweepgate.results import source
     from sweepgate.results.compare import DEFAULT_BASELINE_REF
 
+    problems = []
+    try:
+        _settings(args).validate()
+    except SweepgateError as exc:  # a flag's value out of range: said as argparse says a refused value
+        problems += [f"argument {d.file}: {d.message}" + (f"; {d.hint}" if d.hint else "") for d in exc.diagnostics]
     if args.pr_number is not None and not (args.comment or args.comment_file):
-        argtypes.combination_error(args, "--pr-number", "needs --comment or --comment-file (it names the pull "
-                                   "request the comment goes to)", "add one of them, or leave --pr-number out")
+        problems.append(argtypes.combination("--pr-number", "needs --comment or --comment-file (it names the pull "
+                                             "request the comment goes to)", "add one of them, or leave --pr-number out"))
     if args.baseline_artifacts and (what := source.not_a_branch(args.baseline_ref)):
         from sweepgate.core.github import counted_runs
 
-        argtypes.combination_error(args, "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts "
-                                   f"reads the {counted_runs(f'push runs of {SWEEP_WORKFLOW} on a branch')}",
-                                   f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or "
-                                   f"--db with a store that holds runs on {args.baseline_ref}")
+        problems.append(argtypes.combination(
+            "--baseline-ref", f"'{args.baseline_ref}' {what}, and --baseline-artifacts reads the "
+            f"{counted_runs(f'push runs of {SWEEP_WORKFLOW} on a branch')}",
+            f"pass a branch name (default {source.branch_of(DEFAULT_BASELINE_REF)}), or --db with a store that "
+            f"holds runs on {args.baseline_ref}"))
+    return problems
 
 
 def check_outputs(args) -> None:
@@ -297,13 +313,7 @@ def run(args) -> int:
     from sweepgate.results import compare as C
     from sweepgate.results import evals, source
 
-    min_samples = args.min_samples if args.min_samples is not None else min(C.DEFAULT_MIN_SAMPLES, args.window)
-    settings = C.Settings(window=args.window, min_samples=min_samples, threshold=args.threshold)
-    try:
-        settings.validate()
-    except SweepgateError as exc:  # a flag's value out of range: argument syntax
-        argtypes.flag_error(args, exc.diagnostics[0])
-    check_combinations(args)
+    settings = _settings(args)  # its values checked with the other flags (argument_problems)
     check_outputs(args)
     settings.per_config = source.config_thresholds()
     pr, baseline = load_records(args)

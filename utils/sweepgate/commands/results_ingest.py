@@ -70,19 +70,8 @@ def _given(args):
     from sweepgate.results.ingest import Given
     from sweepgate.results import jsonio
 
-    if args.row is None:
-        # with --run-cancelled or --run-finished alone, --run-id (and --attempt) name the run (``_mark_copies``,
-        # ``_unmark_carried``)
-        named = () if _run_named(args) else (("--run-id", args.run_id), ("--attempt", args.attempt))
-        given = [flag for flag, value in (*named, ("--ref", args.ref), ("--config-key", args.config_key),
-                                          ("--commit", args.commit)) if value]
-        if given:
-            argtypes.combination_error(args, given[0], "needs --row (--run-id/--ref/--attempt/--config-key/--commit "
-                                       "describe a --row)", "pass --row FILE with them, or drop them and use the "
-                                       "outputs' .job.json")
+    if args.row is None:  # the flags that describe a --row are refused without one (argument_problems)
         return None
-    if not args.run_id or not args.ref:
-        argtypes.combination_error(args, "--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF")
     fix = "pass the job's matrix row as a JSON file"
     text = jsonio.read_text(args.row, fix, limit=jsonio.MAX_INPUT_BYTES)
     if not text.strip():  # `sweepgate test-config ... > row.json` whose test-config failed
@@ -117,12 +106,31 @@ def _given(args):
 
 
 def _run_named(args) -> bool:
-    """Whether --run-id (and --attempt) name the run of --run-cancelled or --run-finished; --run-finished without
-    --run-id is argument syntax (exit 2)."""
-    if args.run_finished and not args.run_id:
-        argtypes.combination_error(args, "--run-finished", "needs --run-id (and --attempt)", "pass --run-id "
-                                   '"$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT", the attempt that finished')
+    """Whether --run-id (and --attempt) name the run of --run-cancelled or --run-finished."""
     return bool((args.run_cancelled or args.run_finished) and args.run_id)
+
+
+def argument_problems(args) -> list[str]:
+    """Flags that need another or cannot go together, argument syntax (exit 2), said together before anything is
+    read (cli.argument_problems)."""
+    problems = []
+    if args.run_finished and not args.run_id:
+        problems.append(argtypes.combination("--run-finished", "needs --run-id (and --attempt)", "pass --run-id "
+                                             '"$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT", the attempt that finished'))
+    if args.row is None:
+        # with --run-cancelled or --run-finished alone, --run-id (and --attempt) name the run (``_mark_copies``,
+        # ``_unmark_carried``)
+        named = () if _run_named(args) or args.run_finished else (("--run-id", args.run_id),
+                                                                  ("--attempt", args.attempt))
+        given = [flag for flag, value in (*named, ("--ref", args.ref), ("--config-key", args.config_key),
+                                          ("--commit", args.commit)) if value]
+        if given:
+            problems.append(argtypes.combination(
+                given[0], "needs --row (--run-id/--ref/--attempt/--config-key/--commit describe a --row)",
+                "pass --row FILE with them, or drop them and use the outputs' .job.json"))
+    elif not args.run_id or not args.ref:
+        problems.append(argtypes.combination("--row", "needs --run-id and --ref", "pass --row FILE --run-id ID --ref REF"))
+    return problems
 
 
 def _refuse_rows_holder(doc, path: str) -> None:

@@ -21,12 +21,17 @@ def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print the records as JSON")
 
 
+def argument_problems(args) -> list[str]:
+    """Flags that cannot go together (cli.argument_problems)."""
+    if args.run and args.ref:
+        return [argtypes.combination("--ref", "not allowed with argument --run (a run has one ref already)",
+                                     "pass --run or --ref, not both")]
+    return []
+
+
 def run(args) -> int:
     from sweepgate.results import show, store
 
-    if args.run and args.ref:
-        argtypes.combination_error(args, "--ref", "not allowed with argument --run (a run has one ref already)",
-                                   "pass --run or --ref, not both")
     with store.open_store(args.db, must_exist=True) as st:
         if args.run:
             records, title = st.run_results(args.run), f"run {args.run}"

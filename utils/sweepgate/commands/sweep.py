@@ -10,7 +10,7 @@ import json
 import sys
 
 from sweepgate.commands.argtypes import add_config_arguments, int_between, not_empty
-from sweepgate.commands.argtypes import combination_error, usage_error as argument_error
+from sweepgate.commands.argtypes import combination
 from sweepgate.core import fields as F
 
 
@@ -57,8 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser, command: str) -> None:
 
 
 def _check_full_sweep_flags(args, labels: dict) -> None:
-    if args.min_conc is not None and args.max_conc is not None and args.min_conc > args.max_conc:
-        argument_error(args, f"argument --min-conc: {args.min_conc} is above --max-conc {args.max_conc}; swap the bounds")
     unknown = sorted(set(args.runner_type or []) - set(labels))
     if unknown:
         from sweepgate.core.sweep import flag_value_error
@@ -218,12 +216,21 @@ def apply_evals(rows: list[dict], args) -> list[dict]:
     return rows
 
 
+def argument_problems(args) -> list[str]:
+    """Flags that cannot go together (cli.argument_problems)."""
+    problems = []
+    low, high = getattr(args, "min_conc", None), getattr(args, "max_conc", None)  # full-sweep's
+    if low is not None and high is not None and low > high:
+        problems.append(f"argument --min-conc: {low} is above --max-conc {high}; swap the bounds")
+    if args.no_evals and args.all_evals:
+        problems.append(combination("--all-evals", "not allowed with argument --no-evals", "drop one of them"))
+    return problems
+
+
 def run(args) -> int:
     from sweepgate.core.check import check_revision
     from sweepgate.core.load import load_revision, open_repo
 
-    if args.no_evals and args.all_evals:
-        combination_error(args, "--all-evals", "not allowed with argument --no-evals", "drop one of them")
     git = open_repo()
     rev = load_revision(git, "WORKTREE", args.config_files, args.runner_config, worktree=True)
     check_revision(rev)

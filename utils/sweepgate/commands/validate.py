@@ -150,24 +150,26 @@ def _refused(git, args, changelog: str, problems: list, on_base: list | None = N
     return 1
 
 
+def argument_problems(args) -> list[str]:
+    """The flags' problems, said together before the repository is looked for (cli.argument_problems)."""
+    if args.staged and args.head_ref:
+        return [argtypes.combination("--head-ref", "not allowed with argument --staged (which validates the "
+                                     "working tree)", "drop --head-ref, or drop --staged")]
+    given = (args.base_ref, args.head_ref)
+    if not args.staged and None in given:  # an empty one is refused as matrix and plan refuse it
+        # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
+        # Only the flags not given, as argparse names them (s47h: --base-ref given was named missing too).
+        missing = ", ".join(flag for flag, value in zip(("--base-ref", "--head-ref"), given) if value is None)
+        return [f"the following arguments are required: {missing} (or --staged to check the working tree)"]
+    return []
+
+
 def run(args) -> int:
     from sweepgate.core.load import open_repo
 
-    if args.staged and args.head_ref:
-        argtypes.combination_error(args, "--head-ref", "not allowed with argument --staged (which validates the "
-                                   "working tree)", "drop --head-ref, or drop --staged")
     given = (args.base_ref, args.head_ref)
     git = open_repo(refs=() if args.staged or None in given else given)
-    if args.staged:
-        base = args.base_ref or _staged_base(git)
-    else:
-        if args.base_ref is None or args.head_ref is None:  # an empty one is refused as matrix and plan refuse it
-            # The same exit (2, argparse's usage line) as matrix and plan, whose flags are required.
-            # Only the flags not given, as argparse names them (s47h: --base-ref given was named missing too).
-            missing = ", ".join(flag for flag, value in zip(("--base-ref", "--head-ref"), given) if value is None)
-            args._parser.error(f"the following arguments are required: {missing} "
-                               "(or --staged to check the working tree)")
-        base = args.base_ref
+    base = (args.base_ref or _staged_base(git)) if args.staged else args.base_ref
     argtypes.resolve_refs(git, args)
     opts = GateOptions(changelog=args.changelog_file, pr_number=args.pr_number, repository=args.repository,
                        all_evals=args.all_evals, evals_only=args.evals_only, worktree=args.staged)
