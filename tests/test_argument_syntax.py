@@ -21,6 +21,15 @@ def _usage_error(capsys, argv: list[str]) -> str:
     return err.strip().splitlines()[-1]
 
 
+def _usage_errors(capsys, argv: list[str]) -> list[str]:
+    """Every error line of such a refusal: each of its problems has one, said at once (s51c), the required
+    flags left out among them."""
+    _usage_error(capsys, argv)
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    return [line for line in capsys.readouterr().err.splitlines() if ": error: " in line]
+
+
 @pytest.mark.parametrize("unset", ["absent", "empty"])
 def test_ci_reuse_without_a_run_is_a_missing_argument(tmp_path, capsys, monkeypatch, unset):
     """`ci reuse` outside GitHub Actions without --run-id exited 1 (and only once the store held
@@ -96,8 +105,11 @@ def test_an_empty_value_is_argument_syntax(argv, value, tmp_path, capsys, monkey
     """`--tools "$DIR"` with the variable unset: exit 2 and the usage line, not the default taken
     silently or an exit 1 that blames the input."""
     monkeypatch.chdir(tmp_path)
-    line = _usage_error(capsys, [*argv, value])
-    assert line.endswith(f"argument {argv[-1]}: empty value (is a variable in the command unset?)"), line
+    lines = _usage_errors(capsys, [*argv, value])
+    # the value's line first, then the required flags not among the words (s51c: said once it was put right)
+    assert lines[0].endswith(f"argument {argv[-1]}: empty value (is a variable in the command unset?)"), lines
+    assert all(line.split(": error: ", 1)[1].startswith("the following arguments are required: ")
+               for line in lines[1:]), lines
 
 
 @pytest.mark.parametrize("value", ["", "  "])
@@ -138,7 +150,7 @@ def test_a_flag_whose_variable_is_unset_is_a_missing_argument(argv, given, flag,
         monkeypatch.delenv(name, raising=False)
     for name, value in given.items():
         monkeypatch.setenv(name, value)
-    line = _usage_error(capsys, argv)
+    (line,) = [line for line in _usage_errors(capsys, argv) if f"argument {flag}: " in line]  # each missing one
     assert f"argument {flag}: required outside GitHub Actions (${variable} is not set); pass " in line, line
     assert f"{flag} " in line.split("; pass ", 1)[1], line
 

@@ -154,87 +154,93 @@ def _parser_class():
             super().exit(status, message)
 
         def parse_known_args(self, args=None, namespace=None):
-            """argparse's, but a required flag left out is not refused here, alone: it is kept in the
-            namespace's ``_missing`` (``REQUIRED``), said with every other problem of the command's flags
-            (``_main``), as a flag that is required only with another one is (``argument_problems``)."""
-            import argparse
-
             self._given = list(sys.argv[1:] if args is None else args)  # a subcommand's parser: its own words
-            deferred = [a for a in self._actions if a.required and not isinstance(a, argparse._SubParsersAction)]
-            self._deferred = deferred
-            for action in deferred:
-                action.required = False
-            try:
-                namespace, extra = super().parse_known_args(args, namespace)
-            finally:
-                for action in deferred:
-                    action.required = True
-                self._deferred = []
-            missing = [argparse._get_action_name(a) for a in deferred if getattr(namespace, a.dest, None) is a.default]
-            if missing:  # a subcommand's: copied into its command's namespace
-                namespace._missing = [*getattr(namespace, "_missing", []), *missing]
-            return namespace, extra
+            return _parse_deferring(self, super().parse_known_args, args, namespace)
 
         def format_usage(self):
-            return self._as_declared(super().format_usage)
+            return _as_declared(self, super().format_usage)
 
         def format_help(self):
-            return self._as_declared(super().format_help)
-
-        def _as_declared(self, format_text):
-            """``format_text()`` with the required flags shown required (`--help` is answered while they
-            are not, in ``parse_known_args``)."""
-            deferred = getattr(self, "_deferred", [])
-            for action in deferred:
-                action.required = True
-            try:
-                return format_text()
-            finally:
-                for action in deferred:
-                    action.required = False
+            return _as_declared(self, super().format_help)
 
         def error(self, message):
             """argparse's usage line and error: ``errors`` of the one message."""
             self.errors([message])
 
         def errors(self, messages):
-            """Every problem of a command's flags at once: argparse's usage line, then one
-            ``PROG: error: ...`` line for each, and under GitHub Actions an annotation for each too, as
-            every other problem has (CONTRACTS, Problems): a workflow's bad flag was in the log only.
-            Exit 2. A required flag missing because it was mistyped (``--head-rf``) names the typo first:
-            argparse says only that the flag meant is missing, and never reaches the unknown one."""
-            import argparse
-            import os
-
-            from sweepgate.core.errors import printable
-
-            if getattr(self, "_deferred", None) and not any(m.startswith(REQUIRED) for m in messages):
-                # a value refused while the words are read (argparse stops there): the required flags not among
-                # them are said too, not once the value is put right
-                given = _flags_given(getattr(self, "_given", []))
-                if left := [argparse._get_action_name(a) for a in self._deferred if a.option_strings and not any(
-                        flag in a.option_strings or _abbreviates(self, flag, a) for flag in given)]:
-                    messages = [*messages, REQUIRED + ", ".join(left)]
-            said = []
-            for message in messages:
-                if message.startswith(REQUIRED) and (
-                        unknown := [w for w in _flags_given(getattr(self, "_given", [])) if not _known_flag(self, w)]):
-                    message = f"{unrecognized(self, unknown)}; {message}"
-                # one line, whatever the refused value held (a newline too)
-                said.append(printable(_missing_choice(self, _nearest_choice(message))))
-            self.print_usage(sys.stderr)
-            for message in said:
-                self._print_message(f"{self.prog}: error: {message}\n", sys.stderr)
-            if os.environ.get("GITHUB_ACTIONS") == "true":
-                from sweepgate.core.errors import Diagnostic
-                from sweepgate.core.runnerlog import write_command
-
-                for message in said:
-                    write_command(Diagnostic("", rule="usage", message=f"{self.prog}: {message}").annotation(),
-                                  sys.stderr)
+            _say_errors(self, messages)
             self.exit(2)
 
     return Parser
+
+
+def _parse_deferring(parser, parse, args, namespace):
+    """argparse's ``parse(args, namespace)``, but a required flag left out is not refused there, alone: it is kept
+    in the namespace's ``_missing`` (``REQUIRED``), said with every other problem of the command's flags
+    (``argument_problems``), as a flag that is required only with another one is."""
+    import argparse
+
+    deferred = [a for a in parser._actions if a.required and not isinstance(a, argparse._SubParsersAction)]
+    parser._deferred = deferred
+    for action in deferred:
+        action.required = False
+    try:
+        namespace, extra = parse(args, namespace)
+    finally:
+        for action in deferred:
+            action.required = True
+        parser._deferred = []
+    missing = [argparse._get_action_name(a) for a in deferred if getattr(namespace, a.dest, None) is a.default]
+    if missing:  # a subcommand's: copied into its command's namespace
+        namespace._missing = [*getattr(namespace, "_missing", []), *missing]
+    return namespace, extra
+
+
+def _as_declared(parser, format_text):
+    """``format_text()`` with the required flags shown required (`--help` is answered while they are not, in
+    ``_parse_deferring``)."""
+    deferred = getattr(parser, "_deferred", [])
+    for action in deferred:
+        action.required = True
+    try:
+        return format_text()
+    finally:
+        for action in deferred:
+            action.required = False
+
+
+def _say_errors(parser, messages):
+    """Every problem of a command's flags at once: argparse's usage line, then one ``PROG: error: ...`` line for
+    each, and under GitHub Actions an annotation for each too, as every other problem has (CONTRACTS, Problems): a
+    workflow's bad flag was in the log only. A required flag missing because it was mistyped (``--head-rf``) names
+    the typo first: argparse says only that the flag meant is missing, and never reaches the unknown one."""
+    import argparse
+    import os
+
+    from sweepgate.core.errors import printable
+
+    if getattr(parser, "_deferred", None) and not any(m.startswith(REQUIRED) for m in messages):
+        # a value refused while the words are read (argparse stops there): the required flags not among them are
+        # said too, not once the value is put right
+        given = _flags_given(getattr(parser, "_given", []))
+        if left := [argparse._get_action_name(a) for a in parser._deferred if a.option_strings and not any(
+                flag in a.option_strings or _abbreviates(parser, flag, a) for flag in given)]:
+            messages = [*messages, REQUIRED + ", ".join(left)]
+    said = []
+    for message in messages:
+        if message.startswith(REQUIRED) and (
+                unknown := [w for w in _flags_given(getattr(parser, "_given", [])) if not _known_flag(parser, w)]):
+            message = f"{unrecognized(parser, unknown)}; {message}"
+        said.append(printable(_missing_choice(parser, _nearest_choice(message))))  # one line, whatever it held
+    parser.print_usage(sys.stderr)
+    for message in said:
+        parser._print_message(f"{parser.prog}: error: {message}\n", sys.stderr)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        from sweepgate.core.errors import Diagnostic
+        from sweepgate.core.runnerlog import write_command
+
+        for message in said:
+            write_command(Diagnostic("", rule="usage", message=f"{parser.prog}: {message}").annotation(), sys.stderr)
 
 
 def _flags_given(words: list[str]) -> list[str]:
