@@ -37,7 +37,7 @@ def pr_with_new_image() -> list[dict]:
 
 def test_the_legend_names_the_recipe_change_of_the_series_the_pr_changed():
     comp = C.compare_records(pr_with_new_image(), synth.history())
-    said = {tuple(v.recipe_changes) for v in comp.verdicts if v.point[0] == CHANGED}
+    said = {tuple(c.words for c in v.recipe_changes) for v in comp.verdicts if v.point[0] == CHANGED}
     assert said == {("image v0.11.0 \u2192 v0.12.0",)}, said  # what the table says beside each point
     texts = legend_of(comp)
     changed = [t for t in texts if t.startswith(CHANGED) and not t.startswith(KEPT)]

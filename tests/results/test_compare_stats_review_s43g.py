@@ -78,7 +78,7 @@ def test_a_point_measured_by_another_client_than_main_s_says_so_beside_its_verdi
     rows = [v for v in changed.verdicts if v.metric == R.OUTPUT_TPUT_PER_GPU]
     assert {v.verdict for v in rows} == {C.INSUFFICIENT}
     assert all(v.client == "client vllm-bench \u2192 aiperf" and "another benchmark client" in v.why for v in rows)
-    assert all(v.recipe_changes == ["client vllm-bench \u2192 aiperf"] for v in rows), rows
+    assert all([c.words for c in v.recipe_changes] == ["client vllm-bench \u2192 aiperf"] for v in rows), rows
     assert all(not v.recipe_changes for v in steady_sweep("vllm-bench").verdicts)
     assert all(not v.recipe_changes for v in steady_sweep(None).verdicts)  # a client not known: no change said
 

@@ -142,7 +142,7 @@ def test_recipe_changes_in_words():
                R.KV_OFFLOAD_BACKEND: "lmcache", R.KV_OFFLOAD_BACKEND_VERSION: "0.5.4rc2"})
     (v,) = C.compare_records([pr], base).verdicts
     assert v.verdict == C.REGRESSED
-    assert v.recipe_changes == ["image v0.11.0 \u2192 v0.12.0", "kv-offload-backend lmcache 0.5.3 \u2192 0.5.4rc2"]
+    assert [c.words for c in v.recipe_changes] == ["image v0.11.0 \u2192 v0.12.0", "kv-offload-backend lmcache 0.5.3 \u2192 0.5.4rc2"]
 
 
 def test_bad_settings_are_diagnostics():
@@ -179,15 +179,15 @@ def test_recipe_changes_are_against_main_s_newest_run():
     pr.update({R.IMAGE: "vllm/vllm-openai:v0.26.0", R.RECIPE_FINGERPRINT: "new"})
     (v,) = C.compare_records([pr], base).verdicts
     # s45l: judged against main's two v0.26.0 runs alone, too few; never against a mix of both images
-    assert v.verdict == C.INSUFFICIENT and v.n == 2 and v.recipe_changes == []
+    assert v.verdict == C.INSUFFICIENT and v.n == 2 and [c.words for c in v.recipe_changes] == []
     assert [r[R.RUN_ID] for r in v.passed_over.runs] == ["m2", "m1", "m0"]
     (v,) = C.compare_records([pr], base, min_samples=2).verdicts
-    assert v.verdict == C.REGRESSED and v.recipe_changes == []
+    assert v.verdict == C.REGRESSED and [c.words for c in v.recipe_changes] == []
     pr.update({R.IMAGE: "vllm/vllm-openai:v0.27.0", R.RECIPE_FINGERPRINT: "newer"})
-    assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]
+    assert [c.words for c in C.compare_records([pr], base).verdicts[0].recipe_changes] == ["image v0.26.0 \u2192 v0.27.0"]
     for rec in (*base, pr):
         rec[R.RECIPE_FINGERPRINT] = None
-    assert C.compare_records([pr], base).verdicts[0].recipe_changes == ["image v0.26.0 \u2192 v0.27.0"]
+    assert [c.words for c in C.compare_records([pr], base).verdicts[0].recipe_changes] == ["image v0.26.0 \u2192 v0.27.0"]
     pr[R.IMAGE] = "vllm/vllm-openai:v0.26.0"
     assert C.compare_records([pr], base).verdicts[0].recipe_changes == []
 

@@ -340,7 +340,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     point's recipe change against main's newest run, in the table's words (``C.recipe_changes``), for the legend."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     apart = {v.point for v in comparison.verdicts if v.client}  # measured with another client (``C.not_comparable``)
-    changes = {v.point: tuple(v.recipe_changes) for v in comparison.verdicts if v.recipe_changes}
+    changes = {v.point: tuple(c.words for c in v.recipe_changes) for v in comparison.verdicts if v.recipe_changes}
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
     for pt in sorted(comparison.heads, key=C.point_sort_key):

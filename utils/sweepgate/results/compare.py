@@ -23,6 +23,7 @@ import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sweepgate.core import fields as F
 from sweepgate.core.errors import fail
@@ -113,7 +114,7 @@ class Verdict:
     verdict: str
     threshold: float
     rehearsal: bool = False
-    recipe_changes: list[str] = field(default_factory=list)
+    recipe_changes: list[RecipeChange] = field(default_factory=list)
     status: str | None = None  # the PR job's status when it failed or was cancelled
     p_adjusted: float | None = None  # its p-value adjusted over the run (noise.py); None when not judged
     detail: str | None = None  # a failed job's: how many of its requests completed, when its output says
@@ -157,6 +158,8 @@ class Verdict:
             out["passed-over"] = self.passed_over.as_json()
         if self.why:
             out["why"] = self.why
+        if self.recipe_changes:  # the table's recipe change, each value whole
+            out[RECIPE_CHANGE] = changes_json(self.recipe_changes)
         if self.rehearsal:  # figures from the stand-in server of `sweepgate rehearse`
             out[R.REHEARSAL] = True
         return out
@@ -543,23 +546,61 @@ def _display(name: str, rec: dict):
 
 
 def _short(name: str, old: str, new: str) -> tuple[str, str]:
-    """Say only what changed: two tags of one image read as their tags (v0.11.0 -> v0.12.0),
-    two versions of one offload backend as "lmcache 0.5.3 -> 0.5.4rc2"."""
-    if name == R.IMAGE and ":" in old and ":" in new and old.rsplit(":", 1)[0] == new.rsplit(":", 1)[0]:
-        return old.rsplit(":", 1)[1], new.rsplit(":", 1)[1]
+    """Say only what changed: two images as `results show`'s image column names them apart (``labels.image_labels``:
+    two tags of one image as their tags, v0.11.0 -> v0.12.0, a digest cut to its first 12 digits, as every table
+    shortens one), two versions of one offload backend as "lmcache 0.5.3 -> 0.5.4rc2"; any other long hex run (a
+    commit in a model's path) cut as an image's is (``labels.short_hex``). ``--json`` keeps both whole."""
+    from sweepgate.results.labels import image_labels, short_hex
+
+    if name == R.IMAGE:
+        said = image_labels([old, new])
+        return said[old], said[new]
     if name == R.KV_OFFLOAD_BACKEND and " " in new and old.split(" ", 1)[0] == new.split(" ", 1)[0]:
-        return old, new.split(" ", 1)[1]
-    return old, new
+        return short_hex(old), short_hex(new.split(" ", 1)[1])
+    return short_hex(old), short_hex(new)
 
 
-def recipe_changes(head: dict, baseline: list[dict]) -> list[str]:
-    """What the PR ran otherwise than the newest baseline run, in words (``run_differences``). Against the newest
-    only: when main changed a recipe itself, the baseline is of its newest recipe (``current_recipe``), and a PR that
-    runs main's current recipe changed nothing."""
-    return run_differences(baseline[0], head) if baseline else []
+class RecipeChange(NamedTuple):
+    """One thing a run ran otherwise than a baseline run (``run_changes``): a recipe field (RECIPE_FIELDS), the
+    benchmark client (R.CLIENT, or R.CLIENT_VERSION for another release line of one client) or, where no field
+    differs, the recipe fingerprint; its two values whole (``--json``'s RECIPE_CHANGE: field -> [baseline's,
+    run's]) and in the tables' and the charts' legends' words (``image v0.11.0 -> v0.12.0``: ``_short``)."""
+
+    field: str
+    before: object
+    after: object
+    words: str
+
+
+# A point's and an eval score's key in `results compare --json`: what the tables' "recipe change" column says,
+# each value whole (``changes_json``); absent where the run ran the baseline run's recipe.
+RECIPE_CHANGE = "recipe-change"
+
+
+def change_words(changes: list[RecipeChange]) -> str:
+    """The recipe change cell of a table: each change's words, ``; ``-separated ("" for none)."""
+    return "; ".join(change.words for change in changes)
+
+
+def changes_json(changes: list[RecipeChange]) -> dict:
+    """``{field: [baseline's value, run's value]}`` of ``changes``, whole (no digest cut), in the table's order."""
+    return {change.field: [change.before, change.after] for change in changes}
+
+
+def recipe_changes(head: dict, baseline: list[dict]) -> list[RecipeChange]:
+    """What the PR ran otherwise than the newest baseline run (``run_changes``). Against the newest only: when main
+    changed a recipe itself, the baseline is of its newest recipe (``current_recipe``), and a PR that runs main's
+    current recipe changed nothing."""
+    return run_changes(baseline[0], head) if baseline else []
 
 
 def client_change(old: dict, new: dict) -> str | None:
+    """``client_changed``'s words, or None."""
+    change = client_changed(old, new)
+    return change.words if change else None
+
+
+def client_changed(old: dict, new: dict) -> RecipeChange | None:
     """The benchmark client ``new`` was measured with where it is not ``old``'s, in words: another client
     (``client vllm-bench -> aiperf``), or the same one of another release line where both outputs state their
     version (``client aiperf 0.3.0 -> 0.8.0``, ``R.client_major``; not a version that is the server's,
@@ -570,20 +611,25 @@ def client_change(old: dict, new: dict) -> str | None:
     if before is None or after is None:
         return None
     if before != after:
-        return f"{R.CLIENT} {before} \u2192 {after}"
+        return RecipeChange(R.CLIENT, before, after, f"{R.CLIENT} {before} \u2192 {after}")
     if after in R.SERVER_VERSIONED_CLIENTS:
         return None
     versions = old.get(R.CLIENT_VERSION), new.get(R.CLIENT_VERSION)
     lines = [R.client_major(v) for v in versions]
     if None in lines or lines[0] == lines[1]:
         return None
-    return f"{R.CLIENT} {after} {versions[0]} \u2192 {versions[1]}"
+    return RecipeChange(R.CLIENT_VERSION, *versions, f"{R.CLIENT} {after} {versions[0]} \u2192 {versions[1]}")
+
+
+def run_changes(old: dict, new: dict) -> list[RecipeChange]:
+    """The recipe fields whose value in ``new`` differs from ``old``'s (``recipe_differences``), then the benchmark
+    client where it is another (``client_changed``)."""
+    return recipe_differences(old, new) + [change for change in (client_changed(old, new),) if change]
 
 
 def run_differences(old: dict, new: dict) -> list[str]:
-    """The recipe fields whose value in ``new`` differs from ``old``'s (``recipe_differences``), then the benchmark
-    client where it is another (``client_change``)."""
-    return recipe_differences(old, new) + [change for change in (client_change(old, new),) if change]
+    """``run_changes`` in words."""
+    return [change.words for change in run_changes(old, new)]
 
 
 NOT_COMPARABLE = "two clients count a run apart (its tokens, warm-up and request pacing)"  # why: ``not_comparable``
@@ -598,10 +644,12 @@ def not_comparable(head: dict, base: list[dict]) -> str | None:
     return None
 
 
-def recipe_differences(old: dict, new: dict) -> list[str]:
+def recipe_differences(old: dict, new: dict) -> list[RecipeChange]:
     """The recipe fields (RECIPE_FIELDS) whose value in ``new`` differs from ``old``'s, in words (``image v0.11.0 ->
     v0.12.0``); where none does and the fingerprints differ (a flag, the runner pool), the fingerprints. Without
     fingerprints (rows of `full-sweep` or `--row`) the fields themselves are compared. [] for one recipe."""
+    from sweepgate.results.labels import short_hex
+
     fingerprint = new.get(R.RECIPE_FINGERPRINT)
     if fingerprint is not None and old.get(R.RECIPE_FINGERPRINT) == fingerprint:
         return []
@@ -611,11 +659,11 @@ def recipe_differences(old: dict, new: dict) -> list[str]:
         if before == after:
             continue
         old_text, new_text = ("none" if before is None else str(before)), ("none" if after is None else str(after))
-        if before and after:
-            old_text, new_text = _short(name, str(before), str(after))
-        out.append(f"{name} {old_text} \u2192 {new_text}")
-    if not out and old.get(R.RECIPE_FINGERPRINT) != fingerprint:
-        out.append(f"{R.RECIPE_FINGERPRINT} {old.get(R.RECIPE_FINGERPRINT)} \u2192 {fingerprint}")
+        old_text, new_text = _short(name, old_text, new_text) if before and after else map(short_hex, (old_text, new_text))
+        out.append(RecipeChange(name, before, after, f"{name} {old_text} \u2192 {new_text}"))
+    if not out and (before := old.get(R.RECIPE_FINGERPRINT)) != fingerprint:
+        out.append(RecipeChange(R.RECIPE_FINGERPRINT, before, fingerprint,
+                                f"{R.RECIPE_FINGERPRINT} {short_hex(str(before))} \u2192 {short_hex(str(fingerprint))}"))
     return out
 
 

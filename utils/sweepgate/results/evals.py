@@ -67,7 +67,7 @@ class EvalVerdict:
     image: str | None = None  # the image the run's eval record names (``_image``): the evals table's image column
     # what the run's eval record ran otherwise than its baseline's run (``compare.recipe_changes``), as a throughput
     # Verdict names it: the evals table's recipe change
-    recipe_changes: list[str] = field(default_factory=list)
+    recipe_changes: list[C.RecipeChange] = field(default_factory=list)
 
     def as_json(self) -> dict:
         out = C.point_json(self.point)  # "model" where a point has it (Verdict.as_json): a rowless run's only name
@@ -78,6 +78,8 @@ class EvalVerdict:
             out["why"] = self.why
         if self.passed_over:
             out["passed-over"] = self.passed_over
+        if self.recipe_changes:  # the evals table's recipe change, each value whole, as a point's (Verdict.as_json)
+            out[C.RECIPE_CHANGE] = C.changes_json(self.recipe_changes)
         if any(self.sides):  # scored against the stand-in server of `sweepgate rehearse`, as a Verdict says
             out[R.REHEARSAL] = True
         return out
@@ -291,7 +293,7 @@ def _image(records: list[dict]) -> str | None:
     return next((str(rec[R.IMAGE]) for rec in records if rec.get(R.IMAGE) not in (None, "")), None)
 
 
-def _changes(head: dict | None, base: list[dict], run: str | None) -> list[str]:
+def _changes(head: dict | None, base: list[dict], run: str | None) -> list[C.RecipeChange]:
     """What the run's eval record ``head`` ran otherwise than the record of baseline run ``run`` (of ``base``, one
     record a run), as a throughput point's recipe change says it (``compare.recipe_changes``); [] without either."""
     rec = next((b for b in base if str(b.get(R.RUN_ID)) == run), None) if run is not None else None

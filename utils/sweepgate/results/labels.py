@@ -72,6 +72,12 @@ LONG_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])")
 SHORT_HEX = 12
 
 
+def short_hex(text: str) -> str:
+    """``text`` with each long hex run (LONG_HEX) cut to its first SHORT_HEX digits: how every table and legend
+    writes a digest or a commit (`results show`'s image column, compare's recipe change); ``--json`` keeps it whole."""
+    return LONG_HEX.sub(lambda hexes: hexes[0][:SHORT_HEX], text)
+
+
 def image_parts(image: str) -> tuple[str, str | None, str | None]:
     """An image reference as its repository, tag and digest: ``lmsysorg/sglang:v0.5.14@sha256:5027…`` ->
     (``lmsysorg/sglang``, ``v0.5.14``, ``sha256:5027…``); a registry's port (``host:5000/img``) is no tag, nor is
@@ -98,12 +104,9 @@ def image_labels(images) -> dict[str, str]:
     whole_repo = len(set(last.values())) < len(repos)
     show_digest = len({(repo, tag) for repo, tag, _ in parts.values()}) < len(images)  # a tag pinned twice
 
-    def short(text: str) -> str:
-        return LONG_HEX.sub(lambda hexes: hexes[0][:SHORT_HEX], text)
-
     said = {}
     for image, (repo, tag, digest) in parts.items():
         text = (repo if whole_repo else last[repo]) if show_repo or tag is None else ""
         text += (":" if text else "") + tag if tag is not None else ""
-        said[image] = short(text + (f"@{digest}" if show_digest and digest else ""))
+        said[image] = short_hex(text + (f"@{digest}" if show_digest and digest else ""))
     return said if len(set(said.values())) == len(said) else {image: image for image in images}

@@ -34,8 +34,8 @@ PR_COLUMN = "PR"  # the run's figures' column in every table, over a pull reques
 THIS_RUN = "this run"  # that column over a run that is no PR's (as the charts name it)
 RUN_COLUMN = 2  # where that column is, in HEADERS and EVAL_HEADERS
 # The last column of the points' and the evals' tables, only where a row has one (``_point_columns``): what the run
-# ran otherwise than its baseline's (newest) run there (``compare.recipe_changes``)
-RECIPE_HEADER = "recipe change"
+# ran otherwise than its baseline's (newest) run there (``compare.recipe_changes``); `--json`'s key of it, in words
+RECIPE_HEADER = C.RECIPE_CHANGE.replace("-", " ")
 HEADERS = ("point", "metric", PR_COLUMN, "baseline median [interval] (n)", "change (threshold)", "verdict",
            RECIPE_HEADER)
 IMPROVED_SECTION = "Improved"
@@ -190,7 +190,7 @@ def _cells(v: C.Verdict, naming: Naming) -> tuple[str, ...]:
     if v.verdict == C.FAILED:  # the job left no figures: say what it did and what it is missing
         base = count(v.n, "baseline run") if v.n else "none"
         return (point_label(v.point, naming), "(job)", f"{C.failure_words(v.status, v.detail)}{mark}", base, "n/a", v.verdict,
-                "; ".join(v.recipe_changes))
+                C.change_words(v.recipe_changes))
     head, median, low, high = fmt_values([v.head, v.median, v.low, v.high], v.metric)
     if v.n == 0:
         base = "none"
@@ -199,7 +199,7 @@ def _cells(v: C.Verdict, naming: Naming) -> tuple[str, ...]:
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
     return (point_label(v.point, naming), v.metric, head + mark, base + (base_mark if v.n else ""),
-            f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, "; ".join(v.recipe_changes))
+            f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, C.change_words(v.recipe_changes))
 
 
 def fmt_threshold(threshold: float) -> str:
@@ -226,7 +226,7 @@ def eval_cells(v: E.EvalVerdict, verdict: str | None = None, naming: Naming = PL
     run = "none" if v.baseline is None else str(v.baseline.get(R.RUN_ID))
     diff = "n/a" if v.difference is None else f"{v.difference:+.4f} ({v.margin:.4f})"
     row = (point_label(v.point, naming), E.score_label(v.task, v.metric, v.filter), _figures(v.head, samples) + mark,
-           base, run, diff, verdict or v.verdict, "; ".join(v.recipe_changes))
+           base, run, diff, verdict or v.verdict, C.change_words(v.recipe_changes))
     return _imaged(row, v.point, naming)
 
 

@@ -1,0 +1,78 @@
+"""s51h: what a maintainer reading a PR's results expects of its table, JSON, comment and verdicts.
+
+- `results compare --json` gave no recipe change, at a point or at an eval score, though both tables have a "recipe
+  change" column: each entry now carries ``"recipe-change": {field: [baseline's, run's]}``, each value whole.
+- The recipe change cell wrote an image's digest whole (64 hex digits) where the image column cuts one to 12: one
+  rule (``labels.short_hex``, through ``labels.image_labels``) for both; ``--json`` keeps it whole.
+- A rehearsal against main's real runs read "+99842564.9% improved": its figures are the stand-in server's, no
+  performance; such a point is now "rehearsal: not compared with real runs" in the table, the JSON, the charts'
+  legends and the PR comment, while a rehearsal against rehearsals is judged as before.
+- The PR comment written by hand said the charts "were written to `charts`", a folder its reader cannot see: it now
+  says that folder is local to the machine compare ran on and was not uploaded, and names the artifact and run only
+  where the workflow uploads it.
+
+Every store is a real SQLite file filled by `results ingest` of real sidecars, and every command a real process.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ROW, job, md_rows, sweepgate_at, vllm_output, write_job
+from test_compare_evals_table import eval_doc
+
+WORD_JOINER = "\u2060"
+MAIN, PR_REF = "refs/heads/main", "refs/pull/7/head"
+REPO = "lmsysorg/sglang:v0.5.5-cu129"
+MAIN_DIGEST, PR_DIGEST = "5027e95bf6ec" + "1" * 52, "a1b2c3d4e5f6" + "2" * 52
+MAIN_IMAGE, PR_IMAGE = f"{REPO}@sha256:{MAIN_DIGEST}", f"{REPO}@sha256:{PR_DIGEST}"
+
+
+def _ingest(tmp_path, db: str, run: str, day: int, *, ref: str = MAIN, image: str = MAIN_IMAGE,
+            rehearsal: bool = False, scale: float = 1.0, evals: bool = True) -> None:
+    """One run of one point (conc 4), with its lm-eval scores, ingested as a benchmark job leaves it."""
+    row = {**ROW, "image": image, "framework": "sglang", "recipe-fingerprint": ("cd" if image == PR_IMAGE else "ab") * 32}
+    folder = tmp_path / run
+    side = job(run_id=run, ref=ref, row=row, rehearsal=rehearsal, finished=f"2026-01-{day:02d}T12:00:00+00:00")
+    write_job(folder, "res_c4", {**vllm_output(4, output_throughput=409.6 * scale), "date": f"202601{day:02d}-120000"},
+              side)
+    if evals:
+        (folder / "res_c4-eval.json").write_text(json.dumps(eval_doc(4, False)), "utf-8")
+    proc = sweepgate_at(tmp_path, "results", "ingest", "--db", db, str(folder))
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def image_change(tmp_path_factory):
+    """(folder, store) of three main runs of one image digest and a PR's run of another."""
+    tmp_path = tmp_path_factory.mktemp("image")
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for day, run in enumerate(("101", "102", "103"), start=1):
+        _ingest(tmp_path, db, run, day)
+    _ingest(tmp_path, db, "200", 5, ref=PR_REF, image=PR_IMAGE)
+    return tmp_path, db
+
+
+def test_compare_json_carries_the_recipe_change_of_points_and_eval_scores_whole(image_change):
+    tmp_path, db = image_change
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["points"] and doc["evals"]
+    for entry in doc["points"] + doc["evals"]:  # what the table's recipe change column says, the digests whole
+        assert entry["recipe-change"] == {"image": [MAIN_IMAGE, PR_IMAGE]}, entry
+
+
+def test_the_recipe_change_cuts_a_digest_as_the_image_column_does(image_change):
+    tmp_path, db = image_change
+    said = f"image v0.5.5-cu129@sha256:{MAIN_DIGEST[:12]} \u2192 v0.5.5-cu129@sha256:{PR_DIGEST[:12]}"
+    for flags in ([], ["--markdown"]):
+        proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200", *flags, columns="400")
+        assert proc.returncode == 0, proc.stderr
+        text = proc.stdout.replace(WORD_JOINER, "")  # Markdown's, after the `@` (no mention)
+        assert said in text, text
+        assert MAIN_DIGEST not in text and PR_DIGEST not in text, text
+    rows = [row for row in md_rows(text) if row and row[0].startswith("dsr1")]
+    said_in = [row[-1] for row in rows if row[-1]]  # said once per point, in the points' and the eval scores' tables
+    assert len(said_in) == 2 and set(said_in) == {said}, rows
