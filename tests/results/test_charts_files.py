@@ -63,7 +63,8 @@ def test_the_same_input_draws_the_same_bytes_in_another_process(tmp_path):
 def test_rehearsal_figures_are_marked(tmp_path):
     (svg,) = [p for p in charts.draw_charts(comparison(rehearsal=True), tmp_path) if p.suffix == ".svg"][:1]
     assert "REHEARSAL" in svg.read_text()  # the title
-    assert "(rehearsal); point labels: concurrency<" in svg.read_text()  # the legend's title: the PR run
+    # the legend's title: the PR run, and that its points are not compared with main's real runs (s51h)
+    assert "(rehearsal); point labels: concurrency; rehearsal: not compared with real runs<" in svg.read_text()
     # Results review: main's real runs read "baseline median (rehearsal)" beside a rehearsed PR run.
     assert "last 5 runs (refs/heads/main)<" in svg.read_text() and "(rehearsal)<" not in svg.read_text().split(
         "baseline median")[1]

@@ -76,3 +76,49 @@ def test_the_recipe_change_cuts_a_digest_as_the_image_column_does(image_change):
     rows = [row for row in md_rows(text) if row and row[0].startswith("dsr1")]
     said_in = [row[-1] for row in rows if row[-1]]  # said once per point, in the points' and the eval scores' tables
     assert len(said_in) == 2 and set(said_in) == {said}, rows
+
+
+def _rehearsal_store(tmp_path, main_rehearsed: bool) -> str:
+    """Three main runs (rehearsals or real) and a rehearsal of the PR whose output rate is 40 % above theirs."""
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for day, run in enumerate(("101", "102", "103"), start=1):
+        _ingest(tmp_path, db, run, day, rehearsal=main_rehearsed, scale=1 + day / 1000)
+    _ingest(tmp_path, db, "200", 5, ref=PR_REF, rehearsal=True, scale=1.4)
+    return db
+
+
+def test_a_rehearsal_against_real_runs_states_no_change_anywhere(tmp_path):
+    db = _rehearsal_store(tmp_path, main_rehearsed=False)
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200", "--json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["points"] and all(p["verdict"] == "insufficient-data" and p["change"] is None
+                                 and p["why"].startswith("rehearsal: not compared with real runs: this run's")
+                                 for p in doc["points"]), doc["points"]
+    assert doc["points"][0]["baseline"]["median"] is not None  # main's figures still shown beside the rehearsal's
+    assert doc["evals"] and all(e["verdict"] == "not-judged" and e["difference"] is None
+                                and e["why"].startswith("rehearsal: not compared with real runs") for e in doc["evals"])
+    plots = tmp_path / "charts"
+    for flags in ([], ["--markdown"], ["--comment-file", "comment.md", "--plots", str(plots)]):
+        proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200", *flags, columns="300")
+        assert proc.returncode == 0, proc.stderr
+        text = (tmp_path / "comment.md").read_text("utf-8") if "--comment-file" in flags else proc.stdout
+        assert "improved" not in text.replace("failed, regressed or improved", ""), text
+        assert "+40.0%" not in text and "%)" not in text.split("\n", 1)[1].replace("(±0%)", ""), text
+        assert "rehearsal: not compared with real runs" in text and "1 point not-compared (6 metrics)" in text, text
+    (svg,) = plots.glob("*.svg")
+    drawn = svg.read_text("utf-8")
+    assert "4 not compared<" in drawn and "; rehearsal: not compared with real runs<" in drawn
+    assert "improved" not in drawn and "not judged" not in drawn
+
+
+def test_a_rehearsal_against_rehearsals_is_judged_as_before(tmp_path):
+    db = _rehearsal_store(tmp_path, main_rehearsed=True)
+    proc = sweepgate_at(tmp_path, "results", "compare", "--db", db, "--run", "200", "--json", "--plots", "charts")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    tput = next(p for p in doc["points"] if p["metric"] == "output_tput_per_gpu")
+    assert tput["verdict"] == "improved" and tput["change"] > 0.35 and "why" not in tput, tput
+    assert all(e["verdict"] != "not-judged" for e in doc["evals"]), doc["evals"]
+    (svg,) = (tmp_path / "charts").glob("*.svg")
+    assert "not compared" not in svg.read_text("utf-8") and "4 improved<" in svg.read_text("utf-8")

@@ -182,7 +182,7 @@ def check_html(text: str) -> None:
 
 
 BEYOND = r"; (\d+) changed beyond (?:its|their) threshold"  # of the insufficient-data metrics (s44d)
-COUNTED = re.compile(r"(?a)(\d+) points? (failed|regressed|improved|unchanged|insufficient-data|new)"
+COUNTED = re.compile(rf"(?a)(\d+) points? ({'|'.join(C.VERDICTS)})"
                      rf"(?: \((\d+) metrics?(?:{BEYOND})?\))?")
 # The headline's counts, at its end (the run id and the ref before them may hold any text): "nothing failed,
 # regressed or improved" where none did, the verdicts some point has, then the eval scores' (s38f: no zero count);

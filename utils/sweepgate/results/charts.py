@@ -309,7 +309,7 @@ def _unjudged(comparison: C.Comparison) -> dict[tuple, str | None]:
     how far it moved, as its label says it (``_moved``)."""
     found: dict[tuple, list[C.Verdict]] = {}
     for v in comparison.verdicts:
-        if v.metric in (X, Y) and v.verdict == C.INSUFFICIENT:
+        if v.metric in (X, Y) and v.verdict in (C.INSUFFICIENT, C.NOT_COMPARED):
             found.setdefault(v.point, []).append(v)
     return {pt: _moved(verdicts) for pt, verdicts in found.items()}
 
@@ -340,6 +340,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     point's recipe change against main's newest run, in the table's words (``C.recipe_changes``), for the legend."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
     apart = {v.point for v in comparison.verdicts if v.client}  # measured with another client (``C.not_comparable``)
+    stand_in = {v.point for v in comparison.verdicts if v.verdict == C.NOT_COMPARED}  # ``C.rehearsal_apart``
     changes = {v.point: tuple(c.words for c in v.recipe_changes) for v in comparison.verdicts if v.recipe_changes}
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)
@@ -358,6 +359,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
             "verdict": None if failed else flags.get(pt),
             "cancelled": failed and head.get(R.STATUS) == R.CANCELLED, "ref": ref, "unjudged": pt in unjudged,
             "moved": unjudged.get(pt), "apart": pt in apart, "changes": changes.get(pt, ()),
+            "not_compared": pt in stand_in,
             "rehearsal": bool(head.get(R.REHEARSAL)), "base-rehearsal": any(b.get(R.REHEARSAL) for b in base),
             "passed": pt in comparison.passed_over})
     for pt, base in sorted(comparison.dropped.items(), key=lambda kv: C.point_sort_key(kv[0])):
@@ -1117,6 +1119,10 @@ def marks_named(items: list[dict]) -> str:
 UNJUDGED = "not judged"  # a point label's word for a point too few baseline runs judged (``labelled_unjudged``)
 UNJUDGED_WHY = f"; {UNJUDGED}: too few baseline runs"
 UNJUDGED_APART = "another benchmark client than the baseline's"  # why, for a point ``C.not_comparable`` left so
+# A point label's word for a point of a rehearsal against real runs (``C.rehearsal_apart``: ``16 not compared``), and
+# what the legend's title says of it
+NOT_COMPARED = "not compared"
+NOT_COMPARED_WHY = f"; {C.REHEARSAL_APART}"
 
 
 def labelled_unjudged(item: dict) -> bool:
@@ -1127,7 +1133,9 @@ def labelled_unjudged(item: dict) -> bool:
 
 def _unjudged_words(item: dict) -> str:
     """What a not judged point's label says after its mark: UNJUDGED, and its change where past its threshold
-    (``16 not judged, -11.7% tok/s/GPU``)."""
+    (``16 not judged, -11.7% tok/s/GPU``); a rehearsal's against real runs, NOT_COMPARED (no change is stated)."""
+    if item.get("not_compared"):
+        return NOT_COMPARED
     return ", ".join(filter(None, (UNJUDGED, item.get("moved"))))
 
 
@@ -1136,11 +1144,13 @@ def unjudged_named(items: list[dict]) -> str:
     run against two main runs read "not judged" at every point, and its legend explained the new points'
     ring and the failed jobs' cross but not that): ``UNJUDGED_WHY``, or UNJUDGED_APART where a point measured with
     another client than the baseline's is why (``item["apart"]``), else ""."""
-    why = {"apart" if item.get("apart") else "few" for item in items if labelled_unjudged(item)}
+    labelled = [item for item in items if labelled_unjudged(item)]
+    why = {"apart" if item.get("apart") else "few" for item in labelled if not item.get("not_compared")}
+    stand_in = NOT_COMPARED_WHY if any(item.get("not_compared") for item in labelled) else ""
     if not why:
-        return ""
+        return stand_in
     return {frozenset({"few"}): UNJUDGED_WHY, frozenset({"apart"}): f"; {UNJUDGED}: {UNJUDGED_APART}"}.get(
-        frozenset(why), f"{UNJUDGED_WHY}, or {UNJUDGED_APART}")
+        frozenset(why), f"{UNJUDGED_WHY}, or {UNJUDGED_APART}") + stand_in
 
 
 def point_marks(items: list[dict]) -> list[str]:

@@ -39,7 +39,12 @@ CONFIDENCE = 0.95
 
 IMPROVED, REGRESSED, UNCHANGED = "improved", "regressed", "unchanged"
 INSUFFICIENT, NEW, FAILED = "insufficient-data", "new", "failed"
-VERDICTS = (FAILED, REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NEW)  # report order
+# A point of a rehearsal against real runs, or of a real run against rehearsals (``rehearsal_apart``): the stand-in
+# server's figures are no performance, so no change is stated between the two sides, nor judged; `--json` says it
+# `insufficient-data` (CONTRACTS section 8's words) with ``why`` saying REHEARSAL_APART.
+NOT_COMPARED = "not-compared"
+REHEARSAL_APART = "rehearsal: not compared with real runs"
+VERDICTS = (FAILED, REGRESSED, IMPROVED, UNCHANGED, INSUFFICIENT, NOT_COMPARED, NEW)  # report order
 FAILING = (FAILED, REGRESSED)  # the eval verdicts --fail-on-regression exits 3 on (points: Comparison.failing)
 # A point the baseline has and the run did not measure (Comparison.dropped), as the headline, the tables and
 # the charts name it.
@@ -134,6 +139,8 @@ class Verdict:
         failed job's point: its success rate counted as 0 (none of its figures is judged) against
         main's (1 where main's successful runs did not count requests), regressed, or new without a
         baseline; a cancelled job's measured nothing: insufficient-data, no head."""
+        if self.verdict == NOT_COMPARED:
+            return self.metric, self.head, self.median, None, INSUFFICIENT
         if self.verdict != FAILED:
             return self.metric, self.head, self.median, self.change, self.verdict
         if self.status == R.CANCELLED:
@@ -733,6 +740,18 @@ def current_recipe(baselines: dict[tuple, list[dict]]) -> tuple[dict[tuple, list
     return kept, passed
 
 
+def rehearsal_apart(head: dict, base: list[dict]) -> str | None:
+    """Why ``head``'s figures are not compared with its baseline runs' (``base``), else None: one side is a rehearsal
+    (R.REHEARSAL: the stand-in server of `sweepgate rehearse`, no GPU) and a run of the other is not. A rehearsal
+    against rehearsals (`sweepgate example`, the pipeline's own tests) is judged as any run is."""
+    mine = bool(head.get(R.REHEARSAL))
+    if not any(bool(b.get(R.REHEARSAL)) != mine for b in base):
+        return None
+    stand_in, real = ("this run's", "the baseline runs'") if mine else ("the baseline runs'", "this run's")
+    return (f"{REHEARSAL_APART}: {stand_in} figures come from the stand-in server of `sweepgate rehearse`, "
+            f"{real} from a GPU; a rehearsal tests the pipeline, not performance")
+
+
 def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings, judged: dict,
                     passed: PassedOver | None = None) -> list[Verdict]:
     """The verdicts of one point; ``judged`` maps its (point, metric) comparisons to noise.Judged; ``passed``: the
@@ -742,6 +761,7 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
     rehearsal = any(sides)
     changes = recipe_changes(head, base)
     apart = not_comparable(head, base)
+    stand_in = rehearsal_apart(head, base)
     if job_failed(head):  # nothing measured to judge; the job itself is the finding
         rates = [r for b in base if (r := _figure(b, R.SUCCESS_RATE)) is not None]
         median = statistics.median(rates) if rates else None
@@ -750,7 +770,10 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
                         detail=_requests_done(head), sides=sides, passed_over=passed)]
     for metric, value, values in _figures(head, base, settings):
         threshold = settings.threshold_for(str(pt[0]), metric)
-        if (pending := _pending(value, values, settings.min_samples, bool(base))) is not None:
+        if stand_in and values:  # main's figures shown beside the stand-in's, no change stated between them
+            verdict, median = NOT_COMPARED, float(statistics.median(values))
+            change = low = high = p_adjusted = None
+        elif (pending := _pending(value, values, settings.min_samples, bool(base))) is not None:
             verdict, median, change = pending
             low = high = p_adjusted = None
         elif apart:  # shown beside main's figures, never judged against them
@@ -759,7 +782,8 @@ def _point_verdicts(pt: tuple, head: dict, base: list[dict], settings: Settings,
         else:
             verdict, median, low, high, change = verdict_of(value, values, metric, threshold, judged[pt, metric])
             p_adjusted = judged[pt, metric].p_adjusted
-        why = apart or (passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None)
+        why = (stand_in if verdict == NOT_COMPARED else None) or apart or (
+            passed.why(len(values), settings.min_samples) if passed and verdict == INSUFFICIENT else None)
         out.append(Verdict(pt, metric, value, len(values), median, low, high, change, verdict, threshold,
                            rehearsal, changes, p_adjusted=p_adjusted,
                            sides=sides, passed_over=passed, why=why, client=apart and client_change(base[0], head)))
@@ -799,7 +823,7 @@ def _judge_run(heads: dict, baselines: dict, settings: Settings) -> dict:
 
     keys, comparisons = [], []
     for pt, head in heads.items():
-        if job_failed(head) or not_comparable(head, baselines.get(pt, [])):  # nothing of it is judged
+        if job_failed(head) or not_comparable(head, baselines.get(pt, [])) or rehearsal_apart(head, baselines.get(pt, [])):
             continue
         for metric, value, values in _figures(head, baselines.get(pt, []), settings):
             if _pending(value, values, settings.min_samples) is None:

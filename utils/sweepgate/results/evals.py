@@ -277,6 +277,8 @@ def point_verdicts(pt: tuple, heads: list[dict], base: list[dict]) -> list[EvalV
         head = _figures(entry)
         baseline = _figures(*found) if found else None
         stated = entry.get(R.EVAL_HIGHER, found[0].get(R.EVAL_HIGHER) if found else None)
+        # a rehearsal's score against a real run's, or the other way round: no verdict (``C.rehearsal_apart``)
+        apart = (found and C.rehearsal_apart(rec, [b for b in base if str(b.get(R.RUN_ID)) == found[1]][:1])) or apart
         verdict, difference, margin, why = (NOT_JUDGED, None, None, apart) if apart else \
             judge(head, baseline, key[1], stated=stated)
         out.append(EvalVerdict(pt, *key, head, baseline, difference, margin, verdict, why, sides, model, stated,

@@ -39,11 +39,12 @@ RECIPE_HEADER = C.RECIPE_CHANGE.replace("-", " ")
 HEADERS = ("point", "metric", PR_COLUMN, "baseline median [interval] (n)", "change (threshold)", "verdict",
            RECIPE_HEADER)
 IMPROVED_SECTION = "Improved"
+NOT_JUDGED = (C.INSUFFICIENT, C.NOT_COMPARED, C.NEW)  # the verdicts of the "Not judged" section
 SECTIONS = (("Failed", (C.FAILED,)), ("Regressed", (C.REGRESSED,)), (IMPROVED_SECTION, (C.IMPROVED,)),
-            ("Not judged", (C.INSUFFICIENT, C.NEW)), ("Unchanged", (C.UNCHANGED,)))
+            ("Not judged", NOT_JUDGED), ("Unchanged", (C.UNCHANGED,)))
 OPEN_SECTIONS = ("Failed", "Regressed", IMPROVED_SECTION)  # listed in Markdown; the others fold
 STYLES = {C.FAILED: "bold red", C.REGRESSED: "bold red", C.IMPROVED: "bold green", C.INSUFFICIENT: "yellow",
-          C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
+          C.NOT_COMPARED: "yellow", C.NEW: "cyan", C.UNCHANGED: "dim", E.NOT_JUDGED: "yellow"}
 # The evals table: a score's baseline is one run's (the newest of the window alike, ``evals.baseline_entry``), named
 # in the column after it, headed as the not-measured table heads its run column (``ref_run``: "main run").
 BASELINE_RUN_COLUMN = 4  # where that column is in EVAL_HEADERS
@@ -198,8 +199,10 @@ def _cells(v: C.Verdict, naming: Naming) -> tuple[str, ...]:
         base = f"{median} (n={v.n})"
     else:
         base = f"{median} [{low}, {high}] (n={v.n})"
-    return (point_label(v.point, naming), v.metric, head + mark, base + (base_mark if v.n else ""),
-            f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})", v.verdict, C.change_words(v.recipe_changes))
+    change = "n/a" if v.verdict == C.NOT_COMPARED else \
+        f"{fmt_change(v.change, v.threshold)} (\u00b1{fmt_threshold(v.threshold)})"  # no threshold applies
+    return (point_label(v.point, naming), v.metric, head + mark, base + (base_mark if v.n else ""), change, v.verdict,
+            C.change_words(v.recipe_changes))
 
 
 def fmt_threshold(threshold: float) -> str:
@@ -270,7 +273,7 @@ def sections(comparison: C.Comparison) -> list[tuple[str, list[C.Verdict]]]:
     out = []
     for title, verdicts in SECTIONS:
         rows = [v for v in comparison.verdicts if v.verdict in verdicts]
-        if verdicts == (C.INSUFFICIENT, C.NEW):  # a point with a change too large for its threshold first
+        if verdicts == NOT_JUDGED:  # a point with a change too large for its threshold first
             rows = points_together(rows, lambda v: not _beyond(v))
         if verdicts in ((C.REGRESSED,), (C.IMPROVED,)):
             rows = points_together(rows, lambda v: -abs(v.change or 0.0))
@@ -414,6 +417,25 @@ def client_note(comparison: C.Comparison, baseline_ref: str, shown: int = 3) -> 
     return (f"At {count(len(apart), 'point')} this run used another benchmark client than {ref}'s runs ({named}): "
             f"{C.NOT_COMPARABLE}, so {'its figures are' if one else 'their figures are'} not judged against "
             f"{ref}'s: insufficient-data until {ref}'s runs there use this client too.")
+
+
+def rehearsal_apart_note(comparison: C.Comparison, baseline_ref: str) -> str | None:
+    """Say at how many points one side is a rehearsal and the other real (``C.rehearsal_apart``): C.REHEARSAL_APART,
+    the baseline's figures shown beside the run's, no change stated or judged (review s51h: a rehearsal against
+    main's GPU runs read "+99842564.9% improved"); its eval scores so too (``evals.point_verdicts``)."""
+    apart = [v for v in comparison.verdicts if v.verdict == C.NOT_COMPARED]
+    apart += [e for e in comparison.evals if e.why and e.why.startswith(C.REHEARSAL_APART)]
+    if not apart:
+        return None
+    points, ref = {v.point for v in apart}, R.short_ref(baseline_ref)
+    one, stand_in = len(points) == 1, any(v.sides[0] for v in apart)  # the run's side is the rehearsal
+    who = (f"this run is a rehearsal (the stand-in server of `sweepgate rehearse`) and {ref}'s runs there are real"
+           if stand_in else f"{ref}'s runs there are rehearsals (the stand-in server of `sweepgate rehearse`) and "
+           "this run is real")
+    return (f"At {count(len(points), 'point')} {who}: {C.REHEARSAL_APART}. {'Its' if one else 'Their'} figures are "
+            f"shown beside {ref}'s with no change stated or judged ({C.NOT_COMPARED}"
+            + (f"; an eval score {E.NOT_JUDGED}" if any(isinstance(v, E.EvalVerdict) for v in apart) else "")
+            + "): a rehearsal tests the pipeline, not performance.")
 
 
 def _eval_window(evals: list, window: int) -> str:
@@ -610,7 +632,7 @@ def _kinds(verdicts: list[C.Verdict]) -> str:
     ``1 point insufficient-data (6 metrics), 6 points new (36 metrics)``; ``3 points (18 metrics)``
     for a section of one kind, ``1 point`` for failed jobs."""
     counts = {verdict: n for verdict, n in tally(verdicts).items() if n[0]}
-    if len(counts) > 1 or set(counts) & {C.INSUFFICIENT, C.NEW}:
+    if len(counts) > 1 or set(counts) & set(NOT_JUDGED):
         return ", ".join(counted(verdict, *n) for verdict, n in counts.items())
     points, metrics = next(iter(counts.values()), (0, 0))
     if set(counts) == {C.FAILED}:
@@ -871,6 +893,8 @@ def fitted_markdown(comparison: C.Comparison, baseline_ref: str = C.DEFAULT_BASE
     if note := passed_over_note(comparison, baseline_ref):
         head += [f"> {_md_escape(note)}", ""]
     if note := client_note(comparison, baseline_ref):
+        head += [f"> {_md_escape(note)}", ""]
+    if note := rehearsal_apart_note(comparison, baseline_ref):
         head += [f"> {_md_escape(note)}", ""]
     head += [line for note in not_compared_notes(comparison) for line in (f"> {_md_escape(note)}", "")]
     pictures = charts_paragraph(charts or [], charts_folder)
@@ -1172,7 +1196,7 @@ def _headline(console, comparison: C.Comparison, baseline_ref: str, window: int,
     print_counts(console, summary_line(comparison, baseline_ref, window), hang=HANG)
     for note in (repeated_note(comparison, naming=naming), not_measured_note(comparison, baseline_ref, naming=naming),
                  passed_over_note(comparison, baseline_ref), client_note(comparison, baseline_ref),
-                 *not_compared_notes(comparison)):
+                 rehearsal_apart_note(comparison, baseline_ref), *not_compared_notes(comparison)):
         if note:  # as the notes above: rich read a point label's `[...]` as markup too
             print_counts(console, note, style="yellow", hang=HANG)
 
