@@ -26,7 +26,7 @@ from conftest import CHANGELOG  # noqa: E402
 from test_changelog_tools import entry, repo_env  # noqa: E402
 from test_rehearse import SEED_EXP, SEED_ROW  # noqa: E402
 
-from sweepgate.results import store  # noqa: E402
+from sweepgate.results import render, store  # noqa: E402
 
 
 def sweepgate(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -82,12 +82,12 @@ def test_charts_inside_the_repository_are_named_from_its_top_in_a_comment_file_o
     r = sweepgate([*base, "--comment-file", str(tmp_path / "x.md")], repo / "benchmarks")
     assert r.returncode == 0, r.stderr
     (line,) = [x for x in (tmp_path / "x.md").read_text().splitlines() if SAID in x]
-    assert line.endswith(f"{SAID}`benchmarks/charts` (from the repository's top)."), line
+    assert line.endswith(f"{SAID}`benchmarks/charts` (from the repository's top), {render.LOCAL}."), line
     # a comment file whose folder holds the charts (both in the repository) still names them from there
     r = sweepgate([*base, "--comment-file", "x.md"], repo / "benchmarks")
     assert r.returncode == 0, r.stderr
     (line,) = [x for x in (repo / "benchmarks" / "x.md").read_text().splitlines() if SAID in x]
-    assert line.endswith(f"{SAID}`charts`."), line
+    assert line.endswith(f"{SAID}`charts`, {render.LOCAL}."), line
 
 
 # --- 3. one line per merge conflict -----------------------------------------------------------

@@ -391,7 +391,8 @@ def test_the_comment_names_the_charts_with_a_change_and_folds_the_others():
     # new-user run: it read "Charts (..., PNG and SVG; 1) were written to"
     assert lines[0].startswith("3 charts (output throughput per GPU against interactivity, PNG and SVG) ")
     (one,) = [x for x in render.charts_paragraph([("a", True)], "plots") if x]
-    assert one == "1 chart (output throughput per GPU against interactivity, PNG and SVG) was written to `plots`; with a change: `a`"
+    assert one == ("1 chart (output throughput per GPU against interactivity, PNG and SVG) was written to `plots`, "
+                   f"{render.LOCAL}; with a change: `a`")
     assert lines[0].endswith("with a change: `a_part1of2`")
     assert "<details><summary>2 charts without a change</summary>" in text and "`a_part2of2`, `b`" in text
     assert ".png" not in text and render.charts_paragraph([]) == []

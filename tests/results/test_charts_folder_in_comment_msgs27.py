@@ -18,7 +18,7 @@ import pytest
 import synth
 
 from sweepgate import cli
-from sweepgate.results import store
+from sweepgate.results import render, store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from github_stub import TOKEN, GitHubStub  # noqa: E402
@@ -64,14 +64,14 @@ def test_a_posted_comment_names_the_charts_folder_from_the_repository_s_top(setu
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     monkeypatch.chdir(repo / "sub")
     line = _posted(url, stub, "../charts", "--comment-file", "comment.md")
-    assert line.endswith(f"{SAID}`charts` (from the repository's top)."), line
+    assert line.endswith(f"{SAID}`charts` (from the repository's top), {render.LOCAL}."), line
     # the comment file is that comment's body, posted later by `results comment`: it says the same
     assert _charts_line((repo / "sub" / "comment.md").read_text()) == line
     assert str(tmp_path) not in line and "../" not in line
     line = _posted(url, stub, "../../plots")  # outside the repository: nothing but the absolute path names it
-    assert line.endswith(f"{SAID}`{tmp_path / 'plots'}`."), line
+    assert line.endswith(f"{SAID}`{tmp_path / 'plots'}`, {render.LOCAL}."), line
     # a folder inside the comment file's is named from there, as before (review23)
     (repo / "sub" / "out").mkdir()
     _posted(url, stub, "out/charts", "--comment-file", "out/comment.md")
-    assert _charts_line((repo / "sub" / "out" / "comment.md").read_text()).endswith(f"{SAID}`charts`.")
+    assert _charts_line((repo / "sub" / "out" / "comment.md").read_text()).endswith(f"{SAID}`charts`, {render.LOCAL}.")
     capsys.readouterr()

@@ -144,5 +144,5 @@ def test_the_chart_of_a_new_recipe_is_named_not_folded(tmp_path, monkeypatch):
     lines = (tmp_path / "c.md").read_text().splitlines()
     stem = "DeepSeek-R1-0528_fp8_b300_fixed-seq-len_{}x1024"
     assert lines[where(lines, "3 charts (")].endswith(
-        f"were written to `p`; with a change: `{stem.format(1024)}`; with new points: `{stem.format(8192)}`")
+        f"were written to `p`, {render.LOCAL}; with a change: `{stem.format(1024)}`; with new points: `{stem.format(8192)}`")
     assert lines[where(lines, "<details><summary>1 chart without a change")+2] == f"`{stem.format(2048)}`"

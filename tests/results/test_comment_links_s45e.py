@@ -77,8 +77,8 @@ def test_a_comment_written_in_a_workflow_run_links_only_absolute_addresses(db, t
     monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
     monkeypatch.setenv("GITHUB_REPOSITORY", "acme/bench")
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--plots", "charts", "--comment-file",
-                     "comment.md", "--step-summary", str(tmp_path / "summary.md")]) == 0
+    assert cli.main(["results", "compare", "--db", db, "--run", "pr-7", "--plots", "sweepgate-results/charts",
+                     "--comment-file", "comment.md", "--step-summary", str(tmp_path / "summary.md")]) == 0
     capsys.readouterr()
     body = (tmp_path / "comment.md").read_text(encoding="utf-8")
     targets = LINK.findall(body)

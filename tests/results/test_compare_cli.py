@@ -110,15 +110,20 @@ def test_the_comment_points_at_a_run_s_artifact_only_inside_a_run(env, capsys, m
     monkeypatch.setenv("GITHUB_RUN_ID", "4242")  # set by hand, outside a run: no run to point at
     assert cli.main(argv) == 0
     (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
-    assert "artifact" not in line and "1 chart (output throughput per GPU against interactivity, PNG and SVG) was written to `my plots`; with a change: `" in line, line
+    assert "artifact" not in line and ("1 chart (output throughput per GPU against interactivity, PNG and SVG) was "
+                                       f"written to `my plots`, {render.LOCAL}; with a change: `") in line, line
     for name, value in (("GITHUB_ACTIONS", "true"), ("GITHUB_SERVER_URL", "https://github.com"),
                         ("GITHUB_REPOSITORY", "o/r")):
         monkeypatch.setenv(name, value)
+    assert cli.main(argv) == 0  # in a run, but not the folder run-sweep.yml uploads (s51h): still a local one
+    (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
+    assert "artifact" not in line and f"was written to `my plots`, {render.LOCAL}; with a change" in line, line
+    argv[argv.index("my plots")] = "sweepgate-results/charts"  # the workflow's: uploaded as its artifact's charts
     assert cli.main(argv) == 0
     (line,) = [x for x in (env / "c.md").read_text().splitlines() if " (output throughput per GPU" in x]
     assert ("is in the `charts/` folder of the `sweepgate-results` artifact of "
             "[run 4242](https://github.com/o/r/actions/runs/4242#artifacts); with a") in line
-    assert "my plots" not in line
+    assert "sweepgate-results/charts" not in line and render.LOCAL not in line
     capsys.readouterr()
 
 

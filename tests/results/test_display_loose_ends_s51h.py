@@ -9,7 +9,7 @@
   legends and the PR comment, while a rehearsal against rehearsals is judged as before.
 - The PR comment written by hand said the charts "were written to `charts`", a folder its reader cannot see: it now
   says that folder is local to the machine compare ran on and was not uploaded, and names the artifact and run only
-  where the workflow uploads it.
+  inside a workflow run and for the folder run-sweep.yml uploads (`sweepgate-results/charts`).
 
 Every store is a real SQLite file filled by `results ingest` of real sidecars, and every command a real process.
 """
@@ -17,10 +17,17 @@ Every store is a real SQLite file filled by `results ingest` of real sidecars, a
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
-from helpers import ROW, job, md_rows, sweepgate_at, vllm_output, write_job
+from helpers import ROOT, ROW, job, md_rows, sweepgate_at, vllm_output, write_job
 from test_compare_evals_table import eval_doc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from github_stub import TOKEN, GitHubStub  # noqa: E402
 
 WORD_JOINER = "\u2060"
 MAIN, PR_REF = "refs/heads/main", "refs/pull/7/head"
@@ -122,3 +129,62 @@ def test_a_rehearsal_against_rehearsals_is_judged_as_before(tmp_path):
     assert all(e["verdict"] != "not-judged" for e in doc["evals"]), doc["evals"]
     (svg,) = (tmp_path / "charts").glob("*.svg")
     assert "not compared" not in svg.read_text("utf-8") and "4 improved<" in svg.read_text("utf-8")
+
+
+def _compare_env(**more: str) -> dict:
+    """The environment of a real `sweepgate` process: no Actions variables of the machine, no colour."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_")) and k != "COLUMNS"}
+    return {**env, "PYTHONPATH": str(ROOT / "utils"), "NO_COLOR": "1", **more}
+
+
+def _charts_line(text: str) -> str:
+    (line,) = [x for x in text.splitlines() if " (output throughput per GPU against interactivity, PNG and SVG) " in x]
+    return line
+
+
+def test_a_comment_made_by_hand_says_its_charts_are_in_a_local_folder(image_change, tmp_path):
+    """`results compare --comment-file` by hand, then `results comment --body` posting it (to a real HTTP stand-in
+    of GitHub's API): the comment says where the charts are, that the folder is local and was not uploaded."""
+    folder, db = image_change
+    out = tmp_path / "sweepgate-results"  # the workflow's folder, by hand: no run uploads it
+    out.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "compare", "--db", db, "--run", "200",
+                           "--plots", str(out / "charts"), "--comment-file", str(out / "comment.md")],
+                          capture_output=True, text=True, cwd=tmp_path, env=_compare_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    stub = GitHubStub()
+    stub.route("GET", "/user", {"login": "sweepgate-bot", "id": 3, "type": "User"})
+    stub.route("GET", "/repos/acme/bench/issues/7/comments", [])
+    stub.route("POST", "/repos/acme/bench/issues/7/comments", {"id": 70, "body": "x"}, status=201)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "comment", "--body",
+                               str(out / "comment.md"), "--pr-number", "7", "--repository", "acme/bench",
+                               "--github-api-url", stub.url], capture_output=True, text=True, cwd=tmp_path,
+                              env=_compare_env(GITHUB_TOKEN=TOKEN), timeout=120)
+    finally:
+        stub.close()
+    assert proc.returncode == 0, proc.stderr
+    (body,) = [payload["body"] for method, _, payload in stub.requests if method == "POST"]
+    line = _charts_line(body)
+    assert line.startswith("1 chart (output throughput per GPU against interactivity, PNG and SVG) was written to "
+                           "`charts`, a local folder on the machine that ran `results compare`, not uploaded with "
+                           "this report"), line
+    assert "artifact" not in line
+
+
+def test_a_comment_made_in_a_workflow_run_names_the_artifact_only_for_the_folder_it_uploads(image_change, tmp_path):
+    folder, db = image_change
+    run = _compare_env(GITHUB_ACTIONS="true", GITHUB_RUN_ID="4242", GITHUB_SERVER_URL="https://github.com",
+                       GITHUB_REPOSITORY="acme/bench")
+    said = {}
+    (tmp_path / "sweepgate-results").mkdir()
+    for plots in ("sweepgate-results/charts", "plots"):  # run-sweep.yml's, then a folder no step uploads
+        proc = subprocess.run([sys.executable, "-m", "sweepgate", "results", "compare", "--db", db, "--run", "200",
+                               "--plots", plots, "--comment-file", "sweepgate-results/comment.md"],
+                              capture_output=True, text=True, cwd=tmp_path, env=run, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        said[plots] = _charts_line((tmp_path / "sweepgate-results" / "comment.md").read_text("utf-8"))
+    assert said["sweepgate-results/charts"].startswith(
+        "1 chart (output throughput per GPU against interactivity, PNG and SVG) is in the `charts/` folder of the "
+        "`sweepgate-results` artifact of [run 4242](https://github.com/acme/bench/actions/runs/4242#artifacts)")
+    assert "artifact" not in said["plots"] and "a local folder on the machine that ran `results compare`" in said["plots"]

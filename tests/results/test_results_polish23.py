@@ -79,7 +79,7 @@ def test_a_comment_file_names_the_charts_folder_from_where_it_is_read(tmp_path, 
     assert cli.main([*argv, "--plots", "../../out/charts"]) == 0
     for name in ("comment.md", "summary.md"):
         line = _charts_line(tmp_path / "out" / name)
-        assert line.endswith("was written to `charts`."), (name, line)
+        assert line.endswith(f"was written to `charts`, {render.LOCAL}."), (name, line)
     (tmp_path / "out" / "summary.md").unlink()
     assert cli.main([*argv, "--plots", "../../plots1"]) == 0
     for name in ("comment.md", "summary.md"):

@@ -503,8 +503,9 @@ def _print(comparison, args, charts: list[tuple]) -> None:
         # One write: json.dump writes each of the ~1 million tokens of a large run on its own.
         sys.stdout.write(json.dumps(comparison.as_json(), indent=2, allow_nan=False) + "\n")
     elif args.markdown:
+        folder = render.ChartsFolder(args.plots, uploaded=uploaded_folder(args.plots)) if args.plots else None
         sys.stdout.write(render.markdown(comparison, args.baseline_ref, args.window, charts,
-                                         charts_folder=args.plots) + "\n")  # whole: stdout has no limit
+                                         charts_folder=folder) + "\n")  # whole: stdout has no limit
     else:
         render.table(comparison, sys.stdout, baseline_ref=args.baseline_ref, window=args.window, all_rows=args.all)
 
@@ -525,15 +526,24 @@ def charts_folder_for(plots: str | None, report: str | None = None):
     folder = Path(os.path.realpath(plots))  # compared with the others' real paths: a linked folder is one
     top = enclosing_top()
     top = Path(os.path.realpath(top)) if top is not None else None
-    in_repository = top is not None and folder.is_relative_to(top)
+    in_repository, uploaded = top is not None and folder.is_relative_to(top), uploaded_folder(plots)
     if report is not None:
         base = Path(os.path.realpath(report)).parent
         # a report outside the repository holding the charts names them from its top, not by the way there
         if folder.is_relative_to(base) and not (in_repository and not base.is_relative_to(top)):
-            return ChartsFolder(folder.relative_to(base).as_posix())
+            return ChartsFolder(folder.relative_to(base).as_posix(), uploaded=uploaded)
     if in_repository:
-        return ChartsFolder(folder.relative_to(top).as_posix(), from_top=True)
-    return ChartsFolder(os.path.abspath(plots))
+        return ChartsFolder(folder.relative_to(top).as_posix(), from_top=True, uploaded=uploaded)
+    return ChartsFolder(os.path.abspath(plots), uploaded=uploaded)
+
+
+def uploaded_folder(plots: str) -> bool:
+    """Whether ``plots`` is the folder run-sweep.yml uploads as the charts of its results artifact
+    (``RESULTS_ARTIFACT/CHARTS_FOLDER``, ``--plots sweepgate-results/charts``): a report written inside a workflow
+    run names that artifact for it, and the folder, a path on the runner, for any other."""
+    from sweepgate.results.source import CHARTS_FOLDER, RESULTS_ARTIFACT
+
+    return Path(os.path.realpath(plots)).parts[-2:] == (RESULTS_ARTIFACT, CHARTS_FOLDER)
 
 
 def more_rows(run: str, summary_whole: bool | None = None) -> str:

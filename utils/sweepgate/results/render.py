@@ -969,22 +969,29 @@ def _md_units(lines: list[str]) -> list[str]:
 
 
 class ChartsFolder(NamedTuple):
-    """Where the charts were written, as a report names it: ``path``, and whether that path is from the
-    repository's top (said so: it is not from the report's own folder, nor from where compare ran)."""
+    """Where the charts were written, as a report names it: ``path``, whether that path is from the
+    repository's top (said so: it is not from the report's own folder, nor from where compare ran), and whether it
+    is the folder run-sweep.yml uploads as the ``source.CHARTS_FOLDER`` of its ``source.RESULTS_ARTIFACT`` artifact
+    (``uploaded``: only then, inside a workflow run, does a report name that artifact)."""
 
     path: str
     from_top: bool = False
+    uploaded: bool = False
 
 
 FROM_TOP = "from the repository's top"
+# What a report says of a charts folder no workflow run uploaded (compare run by hand, or into another folder): its
+# reader, on the pull request, cannot open it (s51h: a comment made by hand said "were written to `charts`").
+LOCAL = "a local folder on the machine that ran `results compare`, not uploaded with this report"
 
 
 def charts_paragraph(charts: list[tuple], folder: str | ChartsFolder | None = None) -> list[str]:
     """Where the charts are ((stem, shows a change) each, PNG and SVG): inside a workflow run, in the
     folder of the artifact run-sweep.yml uploads them in (``source.CHARTS_FOLDER`` of
     ``source.RESULTS_ARTIFACT``; the run has several: bmk_*, server logs, the matrix), the run's page
-    linked (``core.github.workflow_run``); never ``folder``, a path on the runner. Elsewhere in ``folder``, where they
-    were written (a ``ChartsFolder`` from the repository's top says so). Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
+    linked (``core.github.workflow_run``), where ``folder`` is the one it uploads (``ChartsFolder.uploaded``); never
+    ``folder``, a path on the runner. Elsewhere in ``folder``, where they were written (a ``ChartsFolder`` from the
+    repository's top says so), said to be LOCAL. Each chart is (stem, shows a change[, shows a new point]): those with a regressed,
     improved or failed point named, then those with a new one (a recipe the run adds), the others folded:
     those with a point not judged (a fourth element, True) apart from those whose every point was judged
     unchanged, the only ones "without a change"."""
@@ -995,12 +1002,14 @@ def charts_paragraph(charts: list[tuple], folder: str | ChartsFolder | None = No
     rest = [c for c in charts if not c[1] and c[2:3] != (True,)]
     unjudged = [f"`{c[0]}`" for c in rest if c[3:4] == (True,)]
     others = [f"`{c[0]}`" for c in rest if c[3:4] != (True,)]
-    run, one = github.workflow_run(), len(charts) == 1
+    one = len(charts) == 1
     folder = ChartsFolder(folder) if isinstance(folder, str) else folder
+    run = github.workflow_run() if folder is not None and folder.uploaded else None
     where = (f"{'is' if one else 'are'} in the `{S.CHARTS_FOLDER}/` folder of the `{S.RESULTS_ARTIFACT}` artifact "
              f"of [run {run[1]}]({run[0]}#artifacts)" if run
              else f"{'was' if one else 'were'} written" + (
-                 f" to `{md_code(folder.path)}`" + (f" ({FROM_TOP})" if folder.from_top else "") if folder else ""))
+                 f" to `{md_code(folder.path)}`" + (f" ({FROM_TOP})" if folder.from_top else "") + f", {LOCAL}"
+                 if folder else ""))
     named = ([f"with a change: {', '.join(changed)}"] if changed else []) + (
         [f"with new points: {', '.join(new)}"] if new else [])
     lines = [f"{count(len(charts), 'chart')} (output throughput per GPU against interactivity, PNG and SVG) {where}"
