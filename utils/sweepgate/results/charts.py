@@ -299,6 +299,16 @@ def _flags(comparison: C.Comparison) -> dict[tuple, str]:
     return out
 
 
+def _by_client(v: C.Verdict) -> bool:
+    """Whether ``v`` was measured with another client than its baseline's (``C.not_comparable``)."""
+    return bool(v.client)
+
+
+def _stand_in(v: C.Verdict) -> bool:
+    """Whether ``v`` is of a rehearsal against real runs, or the other way round (``C.rehearsal_apart``)."""
+    return v.verdict == C.NOT_COMPARED
+
+
 def _no_figure(head: dict) -> str:
     """Which figure the axes show a measured point lacks, as its label says it."""
     return "no throughput per GPU" if derive.figure(head.get(R.METRICS) or {}, Y) is None else "no interactivity"
@@ -339,8 +349,7 @@ def chart_groups(comparison: C.Comparison) -> dict[tuple, list[dict]]:
     ``ref``: the ref all the run's results are stored under (None when they name several). ``changes``: the
     point's recipe change against main's newest run, in the table's words (``C.recipe_changes``), for the legend."""
     flags, groups, unjudged = _flags(comparison), {}, _unjudged(comparison)
-    apart = {v.point for v in comparison.verdicts if v.client}  # measured with another client (``C.not_comparable``)
-    stand_in = {v.point for v in comparison.verdicts if v.verdict == C.NOT_COMPARED}  # ``C.rehearsal_apart``
+    apart, stand_in = ({v.point for v in comparison.verdicts if test(v)} for test in (_by_client, _stand_in))
     changes = {v.point: tuple(c.words for c in v.recipe_changes) for v in comparison.verdicts if v.recipe_changes}
     refs = {head.get(R.REF) for head in comparison.heads.values()}
     ref = refs.pop() if len(refs) == 1 else None  # what the run is: a PR's, main's (``run_words``)

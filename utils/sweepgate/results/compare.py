@@ -29,6 +29,7 @@ from sweepgate.core import fields as F
 from sweepgate.core.errors import fail
 from sweepgate.results import derive
 from sweepgate.results import record as R
+from sweepgate.results.labels import image_labels, short_hex
 
 DEFAULT_BASELINE_REF = F.MAIN_REF
 DEFAULT_WINDOW = 5
@@ -557,8 +558,6 @@ def _short(name: str, old: str, new: str) -> tuple[str, str]:
     two tags of one image as their tags, v0.11.0 -> v0.12.0, a digest cut to its first 12 digits, as every table
     shortens one), two versions of one offload backend as "lmcache 0.5.3 -> 0.5.4rc2"; any other long hex run (a
     commit in a model's path) cut as an image's is (``labels.short_hex``). ``--json`` keeps both whole."""
-    from sweepgate.results.labels import image_labels, short_hex
-
     if name == R.IMAGE:
         said = image_labels([old, new])
         return said[old], said[new]
@@ -608,7 +607,7 @@ def client_change(old: dict, new: dict) -> str | None:
 
 
 def client_changed(old: dict, new: dict) -> RecipeChange | None:
-    """The benchmark client ``new`` was measured with where it is not ``old``'s, in words: another client
+    """The benchmark client ``new`` was measured with where it is not ``old``'s (a RecipeChange): another client
     (``client vllm-bench -> aiperf``), or the same one of another release line where both outputs state their
     version (``client aiperf 0.3.0 -> 0.8.0``, ``R.client_major``; not a version that is the server's,
     ``R.SERVER_VERSIONED_CLIENTS``, which the image tells); None when neither, or either is unknown. Every client's
@@ -655,8 +654,6 @@ def recipe_differences(old: dict, new: dict) -> list[RecipeChange]:
     """The recipe fields (RECIPE_FIELDS) whose value in ``new`` differs from ``old``'s, in words (``image v0.11.0 ->
     v0.12.0``); where none does and the fingerprints differ (a flag, the runner pool), the fingerprints. Without
     fingerprints (rows of `full-sweep` or `--row`) the fields themselves are compared. [] for one recipe."""
-    from sweepgate.results.labels import short_hex
-
     fingerprint = new.get(R.RECIPE_FINGERPRINT)
     if fingerprint is not None and old.get(R.RECIPE_FINGERPRINT) == fingerprint:
         return []
