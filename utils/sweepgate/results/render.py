@@ -429,8 +429,8 @@ def rehearsal_apart_note(comparison: C.Comparison, baseline_ref: str) -> str | N
         return None
     points, ref = {v.point for v in apart}, R.short_ref(baseline_ref)
     one, stand_in = len(points) == 1, any(v.sides[0] for v in apart)  # the run's side is the rehearsal
-    who = (f"this run is a rehearsal (the stand-in server of `sweepgate rehearse`) and {ref}'s runs there are real"
-           if stand_in else f"{ref}'s runs there are rehearsals (the stand-in server of `sweepgate rehearse`) and "
+    who = (f"this run is a rehearsal (the stand-in server of sweepgate rehearse) and {ref}'s runs there are real"
+           if stand_in else f"{ref}'s runs there are rehearsals (the stand-in server of sweepgate rehearse) and "
            "this run is real")
     return (f"At {count(len(points), 'point')} {who}: {C.REHEARSAL_APART}. {'Its' if one else 'Their'} figures are "
             f"shown beside {ref}'s with no change stated or judged ({C.NOT_COMPARED}"
