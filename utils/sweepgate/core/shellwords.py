@@ -495,10 +495,13 @@ def _read(text: str, variables: dict[str, Place | None], depth: int, positional:
     _copied(text, code, spans, read, variables or {})
     read.mounted += _mounted(text, code, spans, read, variables or {})
     if depth < _STRING_DEPTH:
+        aliased = [(value, offsets, False) for _, _, value, offsets in _aliases(text, code)] + _array_commands(
+            text, code)
         strings = _command_strings(text, code) + _shell_heredocs(text, code, literal) + _fed_strings(text, code)
-        for inner, offsets, quoted in strings:
+        for inner, offsets, quoted in strings + aliased:
             at_start = _in_force(read.assigned, offsets[0] if offsets else 0, variables)
-            if _cwd_at(read.moved, offsets[0] if offsets else 0, variables) not in (TOP_CWD, (TOP, ".")):
+            if _cwd_at(read.moved, offsets[0] if offsets else 0, variables) not in (TOP_CWD, (TOP, ".")) or any(
+                    each is offsets for _, each, _ in aliased):  # (s51e: an alias runs where it is used)
                 # after a `cd` the shell starts where it went, or where `srun`, `docker run -w` put it: only the
                 # run knows (a relative path there is a written end, every tracked file ending so)
                 at_start[_CWD] = None
@@ -631,6 +634,67 @@ def _command_strings(text: str, code: str) -> list[tuple[str, list[int], bool]]:
             _dequoted(word, start, inner, offsets)
         quoted = bool(m["shell"]) and len(words) == 1 and words[0][1].startswith("'")
         out.append(("".join(inner), offsets, quoted))
+    return out
+
+
+# An `alias` command's word (s51e): each of its words `NAME=VALUE` defines NAME, whose VALUE bash reads as code where
+# a command begins with NAME (under `shopt -s expand_aliases`, which a file sourced may set: read wherever it is)
+_ALIAS = re.compile(r'(?<![\w./-])alias(?=[ \t])')
+_ALIAS_NAME = re.compile(r"[^\s=/$`'\"\\;&|()<>]+=")
+
+
+def _aliases(text: str, code: str) -> list[tuple[str, int, str, list[int]]]:
+    """Each alias ``text`` defines (``_ALIAS``, where a command begins in its ``code``): its name, where its definition
+    ends, and its value as the shell reads it with the offset in ``text`` of each of its characters (``_dequoted``)."""
+    out = []
+    for m in _ALIAS.finditer(code):
+        if not _at_command_start(code, m.start()):
+            continue
+        at = m.end()
+        while (gap := re.match(r"(?:[ \t]|\\\n)+", text[at:])) and (word := _word(text, at + gap.end())):
+            at += gap.end()
+            if named := _ALIAS_NAME.match(word):
+                inner: list[str] = []
+                offsets: list[int] = []
+                _dequoted(word[named.end():], at + named.end(), inner, offsets)
+                out.append((named.group()[:-1], at + len(word), "".join(inner), offsets))
+            at += len(word)
+    return out
+
+
+# An array assignment (s51e: `cmd=(./shared/x.sh --fast)`, `CMD+=(--x)`) and its elements as the word of a command
+# (`"${cmd[@]}"`, after words that run their words, ``_WRAPPERS_BEFORE``: `timeout 60 "${cmd[@]}"`)
+_ARRAY_ASSIGNMENT = re.compile(r'(?<![\w$./-])([A-Za-z_]\w*)\+?=\(')
+
+
+def _array_commands(text: str, code: str) -> list[tuple[str, list[int], bool]]:
+    """The words of each array assignment whose elements ``text`` runs as a command (``_ARRAY_ASSIGNMENT``), each
+    as ``_command_strings`` gives a string (its line breaks blanks): the first element is the command's word, so a
+    path there is a file run and an interpreter's script (`CMD=(python3 shared/x.py)`) one, as written out."""
+    out = []
+    for m in _ARRAY_ASSIGNMENT.finditer(text):
+        if code[m.start():m.end() - 1] != text[m.start():m.end() - 1] or not _at_command_start(code, m.start()) and (
+                not re.search(rf'{shellgrammar.DECLARATION}\Z', code[max(0, m.start() - 64):m.start()])):
+            continue  # (in a comment or a string; an argument)
+        run = re.compile(rf'"?\$\{{{re.escape(m[1])}\[[@*]\]\}}')
+        if not any(_at_command_start(text, r.start()) or _WRAPPERS_BEFORE.search(
+                text, max(0, r.start() - _SPELLING_MAX), r.start()) for r in run.finditer(text)):
+            continue
+        inner: list[str] = []
+        offsets: list[int] = []
+        at = m.end()
+        while (gap := re.match(r"(?:\s|\\\n)*", text[at:])) and (word := _word(text, at + gap.end())):
+            at += gap.end()
+            if word.startswith(")"):
+                break
+            if word.startswith("#"):  # a comment, to its line's end
+                at = text.find("\n", at) if "\n" in text[at:] else len(text)
+                continue
+            inner.append(" ")
+            offsets.append(at)
+            _dequoted(word, at, inner, offsets)
+            at += len(word)
+        out.append(("".join(inner[1:]), offsets[1:], False))
     return out
 
 
@@ -2065,6 +2129,8 @@ def _unknown_whole(bare: str, data: bool, defaulted) -> bool:
     one (`$TMP/out.json`, mostly the run's own) are passed over as before."""
     if _DEFAULT_OR_ELEMENT.match(bare):
         return True
+    if not data and (m := _VARIABLE.match(bare)) and m.end() < len(bare) and bare[m.end()] == "/":
+        return (m["braced"] or m["bare"]) in defaulted()  # (s51e: a path under one, `bash "$dir/run.sh"`)
     return not data and bool(m := _VARIABLE.fullmatch(bare)) and (m["braced"] or m["bare"]) in defaulted()
 
 
@@ -2072,7 +2138,30 @@ def _defaulted_names(text: str, assigned: list[tuple[str, Place | None, int, int
     """The variables ``text`` sets from a default or an array's element, to a value the reading does not say
     (``Reading.assigned``'s value None: `S=${SCRIPT:-x.sh}`, `S=${A[0]}`), or by a default (`: "${S:=x.sh}"`)."""
     return frozenset([m[1] for m in _DEFAULTED.finditer(text)] + [
-        name for name, place, at, end in assigned if place is None and _DEFAULT_OR_ELEMENT.search(text, at, end)])
+        name for name, place, at, end in assigned if place is None and _DEFAULT_OR_ELEMENT.search(text, at, end)]
+    ) | _built_from_parameters(text, assigned)
+
+
+_MENTIONS_POSITIONAL = re.compile(r'\$(?:[1-9*@]|\{[#!]?[1-9*@])')
+
+
+def _built_from_parameters(text: str, assigned: list[tuple[str, Place | None, int, int]]) -> frozenset[str]:
+    """(s51e) The variables ``text`` sets to a value built from a positional parameter, not the parameter alone
+    (`local s="benchmarks/$1"`, `s="${1%.sh}.sh"`), or from a variable set from one (`s="$1"; s="benchmarks/$s"`): a
+    file run by one holds what the call gave the function changed, and ``_runners`` reads the call's words as they
+    stand (a6ccb3e0, s49c: `run x.sh` read as x.sh where the body runs benchmarks/x.sh), so the file is one only the
+    run knows. A copy of the parameter alone (`script="$1"`, `local s="${1:-}"`) is none: its call's words are the
+    file run."""
+    derived: set[str] = set()
+    while True:
+        mentioned = [re.compile(rf'\$\{{?{re.escape(name)}(?!\w)') for name in derived]
+        more = {name for name, place, at, end in assigned if place is None and name not in derived and (
+            _MENTIONS_POSITIONAL.search(text, at, end) or any(p.search(text, at, end) for p in mentioned))}
+        if not more:
+            break
+        derived |= more
+    return frozenset(name for name, place, at, end in assigned if name in derived and place is None and at < end
+                     and not _POSITIONAL_WORD.fullmatch(text[at:end]))  # (a declaration alone, `local s`: no value)
 
 
 def _cleared(bare: str, at: int, assigned: list[tuple[str, Place | None, int, int]],
@@ -2113,23 +2202,13 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
               if not any(begin <= m.start() < end for begin, end in comments)
               and not _SOURCE_BEFORE.search(text, max(0, m.start() - _SPELLING_MAX), m.start())
               and _with_an_interpreter(text, ends, m.start(), m.end())]
-    arguments, commands = _argument_words(text, code, literal, {end for _, end in spans})
+    arguments, commands, spots = _argument_words(text, code, literal, {end for _, end in spans})
     words += commands
-    runners = _runners(text, code, spans, words)
-    inherited = []  # (s49c) the functions that run a parameter a file sourced before defines (or one sourcing this)
-    if sourced[1] is not None:  # and those this one defines, for a file sourcing it: its ``Reading.left``
-        inherited = [(name[len(_RUNS_ARGUMENT):], end) for name, _, _, end in sourced[1].assigned
-                     if name.startswith(_RUNS_ARGUMENT)] + [(name[len(_RUNS_ARGUMENT):], 0) for name in sourced[0]
-                                                            if name.startswith(_RUNS_ARGUMENT)]
-        sourced[1].left.update((f"{_RUNS_ARGUMENT}{r.name}", None) for r in runners)
-    bodies = [(r.start, r.end) for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION] if (
-        runners or inherited) else []  # (s50c: a call in one defined before, `main() { run_it x.sh; }`)
-    called, handed = _called_with(code, runners, (), bodies), _called_with(code, [], inherited, bodies)
-    # (a call of a function a file sourced defines: only a word that spells a path, `run_it shared/x.sh`, or a variable
-    # set to one, s50c: `run_it "$S"`; not `b300`, which would have the tracked files listed for a name no file has)
-    words += [(at, word) for at, word in arguments if any(begin <= at < end for begin, end in called) or (
-        "/" in word or _SCRIPT_SUFFIX.search(_bare(word)) or a_path(at, word)) and any(
-        begin <= at < end for begin, end in handed)]
+    known = {at for at, _ in words}  # (s51e: a path in a variable a wrapper runs, `timeout 60 "$S"`, or a loop's,
+    loops = sourced[1].loops if sourced[1] is not None else []  # `for f in shared/*.sh; do "$f"; done`)
+    words += [(at, word) for at, word in spots if at not in known and (
+        "/" in word or a_path(at, word) or _looped(loops, at, word, {}) is not None)]
+    words += _call_words(text, code, spans, words + spots, arguments, a_path, sourced)
     ran = {at for at, _ in words}
     taken = ran | {at for at, _ in read}
     arguments = [(at, word) for at, word in arguments if at not in taken]
@@ -2139,27 +2218,76 @@ def _ran_words(text: str, code: str, literal, spans=(), a_path=lambda at, word: 
     return words + read + arguments + made, elsewhere, data - ran | named | {at for at, _ in made}, named
 
 
+def _call_words(text: str, code: str, spans, words, arguments, a_path, sourced) -> list[tuple[int, str]]:
+    """The words of ``arguments`` (each command's) that stand in a call of a function whose body runs a positional
+    parameter (``_runners``; ``words``: those run as a command) or of an alias (s51e), read as files run; and (s49c)
+    in a call of one a file sourced before defines (``sourced``: what ``_ran_words`` is given), those that spell a path
+    or a script's name or that ``a_path`` says hold a path. Those this text defines are noted among its file's
+    variables (``_RUNS_ARGUMENT``), for a file that sources it."""
+    inherited = []  # (s49c) the functions that run a parameter a file sourced before defines (or one sourcing this)
+    if sourced[1] is not None:  # and those this one defines, for a file sourcing it: its ``Reading.left``
+        inherited = [(name[len(_RUNS_ARGUMENT):], end) for name, _, _, end in sourced[1].assigned
+                     if name.startswith(_RUNS_ARGUMENT)] + [(name[len(_RUNS_ARGUMENT):], 0) for name in sourced[0]
+                                                            if name.startswith(_RUNS_ARGUMENT)]
+    aliases = [(name, end) for name, end, _, _ in _aliases(text, code)]  # (s51e: `alias b=./x.sh`, then `b`)
+    runners = _runners(text, code, spans, words, arguments, inherited + aliases)
+    if sourced[1] is not None:
+        sourced[1].left.update((f"{_RUNS_ARGUMENT}{name}", None) for name in [r.name for r in runners] + [
+            name for name, _ in aliases])
+    bodies = [(r.start, r.end) for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION] if (
+        runners or inherited or aliases) else []  # (s50c: a call in one defined before, `main() { run_it x.sh; }`)
+    called, handed = _called_with(code, runners, aliases, bodies), _called_with(code, [], inherited, bodies)
+    # (a call of a function a file sourced defines: only a word that spells a path, `run_it shared/x.sh`, or a variable
+    # set to one, s50c: `run_it "$S"`; not `b300`, which would have the tracked files listed for a name no file has)
+    return [(at, word) for at, word in arguments if not _ELEMENTS.fullmatch(_bare(word)) and (
+        any(begin <= at < end for begin, end in called) or (
+        "/" in word or _SCRIPT_SUFFIX.search(_bare(word)) or a_path(at, word)) and any(
+        begin <= at < end for begin, end in handed))]
+
+
+# An array's every element as a word (`"${cmd[@]}"`): in a call, a command ``_array_commands`` reads
+_ELEMENTS = re.compile(r'\$\{[A-Za-z_]\w*\[[@*]\]\}')
 # A name noted among a file's variables (``Reading.left``) for each function it defines whose body runs a parameter
 # (s49c: handed, as its variables are, to the file that sources it, ``_called_with``): no variable's name has a blank
 _RUNS_ARGUMENT = " runs-argument "
 _SCRIPT_SUFFIX = re.compile(r'\.(?:sh|bash|py)$')
 # A positional parameter as a word (`"$1"`, `${2}`, `"$@"`): in a function's body, a word of where it is called
 # (s50c: with a default or a check, `"${1:-}"`, `${1:?need a script}`, as a `set -u` script takes its arguments)
-_POSITIONAL = r'\$(?:[1-9*@]|\{[1-9*@](?::?[-?=][^}]*)?\})'
+_POSITIONAL = r'\$(?:[1-9*@]|\{[1-9*@](?::?[-?=][^}]*|:[ \t]*[0-9]+(?::[ \t]*[0-9]+)?)?\})'
+# A variable (or an array's every element, s51e: `"${a[@]}"`) as a word a function's body runs (``_copied_parameter``)
+_COPY_WORD = re.compile(r'\$(?:\{(?P<braced>[A-Za-z_]\w*)(?:\[[@*]\])?\}|(?P<bare>[A-Za-z_]\w*))')
 _POSITIONAL_WORD = re.compile(rf'"?{_POSITIONAL}"?')
 
 
-def _runners(text: str, code: str, spans, words: list[tuple[int, str]]) -> list[shellflow.Region]:
-    """The functions whose body runs a positional parameter (``words``: the interpreters' words, each an offset and
-    the word: `run() { bash "$1"; }`), or a variable it set from one before (s49c: `local script="$1"; bash
-    "$script"`), ``shellflow``'s FUNCTION regions."""
+def _runners(text: str, code: str, spans, words: list[tuple[int, str]], arguments=(), inherited=()
+             ) -> list[shellflow.Region]:
+    """The functions whose body runs a positional parameter (``words``: the interpreters' words and the words run as a
+    command, each an offset and the word: `run() { bash "$1"; }`, s51e: `run() { "$@"; }`, `exec "$1"`, `timeout 60
+    "${@:2}"`), or a variable it set from one before (s49c: `local script="$1"; bash "$script"`, s51e: `$cmd`,
+    `a=("$@"); "${a[@]}"`), ``shellflow``'s FUNCTION regions; and (s51e) those whose body hands one to a call of
+    such a function (``arguments``: each command's words; ``inherited``: the names of those a file sourced defines,
+    and the aliases, with where each is defined): `wrap() { run_it "$@"; }`. So `retry() { "$@"; }` is one, and
+    `retry run_it x.sh` reads x.sh as a file run."""
     running = [at for at, word in words if _POSITIONAL_WORD.fullmatch(word)]
-    copies = [(at, m["braced"] or m["bare"]) for at, word in words if (m := _VARIABLE.fullmatch(_bare(word)))]
-    if not running and not copies:
+    copies = [(at, m["braced"] or m["bare"]) for at, word in words if (m := _COPY_WORD.fullmatch(_bare(word)))]
+    handed = [(at, word) for at, word in arguments if _POSITIONAL_WORD.fullmatch(word) or _COPY_WORD.fullmatch(
+        _bare(word))]
+    if not running and not copies and not handed:
         return []
-    return [r for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION and r.name and (
-        any(r.start <= at < r.end for at in running) or any(
-            r.start <= at < r.end and _copied_parameter(name).search(text, r.start, at) for at, name in copies))]
+    regions = [r for r in shellflow.regions(code, spans) if r.kind == shellflow.FUNCTION and r.name]
+    bodies = [(r.start, r.end) for r in regions]
+    found: list[shellflow.Region] = []
+    while True:
+        calls = _called_with(code, found, inherited, bodies) if found or inherited else []
+        passed = [(at, word) for at, word in handed if any(begin <= at < end for begin, end in calls)]
+        at_run = running + [at for at, word in passed if _POSITIONAL_WORD.fullmatch(word)]
+        at_copy = copies + [(at, m["braced"] or m["bare"]) for at, word in passed
+                            if (m := _COPY_WORD.fullmatch(_bare(word)))]
+        now = [r for r in regions if any(r.start <= at < r.end for at in at_run) or any(
+            r.start <= at < r.end and _copied_parameter(name).search(text, r.start, at) for at, name in at_copy)]
+        if len(now) == len(found):
+            return now
+        found = now
 
 
 def _copied_parameter(name: str) -> re.Pattern:
@@ -2167,6 +2295,7 @@ def _copied_parameter(name: str) -> re.Pattern:
     `local s="${1:-}"`), or a loop of it over the parameters (s50c: `for s in "$@"; do`, `for s; do`)."""
     n = re.escape(name)
     return re.compile(rf'(?<![\w$./-])(?:{n}=(["\']?){_POSITIONAL}\1(?=[\s;)}}]|$)'
+                      rf'|{n}=\((?:[ \t]*"?{_POSITIONAL}"?)+[ \t]*\)'
                       rf'|for[ \t]+{n}(?:[ \t]+in(?:[ \t]+"?{_POSITIONAL}"?)+)?[ \t]*[;\n])')
 
 
@@ -2210,6 +2339,16 @@ def _unquoted_glob(word: str) -> bool:
 _BEFORE_VALUE = re.compile(r'-{0,2}[A-Za-z_][\w.-]*(?:\[[^]]*\])?\+?=')
 
 
+# Programs (and builtins) that run their words as a command (s51e: `timeout 600 ./x.sh`, `exec "$@"`, `nohup ./x.sh &`,
+# `env A=1 ./x.sh`, `sudo -E ./x.sh`): each word after one that is no option or assignment may be the command run, a
+# path there a file run (what it sources followed), as the command's own word is; an option's value taken for one
+# (`timeout -s KILL 60`) names no file, and costs nothing
+_RUNS_ITS_WORDS = frozenset(("exec", "command", "nohup", "timeout", "env", "stdbuf", "setsid", "nice", "ionice",
+                             "chrt", "taskset", "numactl", "sudo", "doas", "xargs", "flock", "unbuffer", "strace",
+                             "time", "mpirun", "mpiexec", "nsys", "ncu", "caffeinate", "chronic", "eval", "trap"))
+# (the words before an array's elements run: ``_array_commands``)
+_WRAPPERS_BEFORE = re.compile(r'(?:(?:^|[ \t])(?:' + "|".join(sorted(_RUNS_ITS_WORDS))
+                              + r')(?:[ \t]+(?:-\S*|[0-9]\S*))*[ \t]+)+\Z')
 _BATCH = frozenset(("sbatch", "srun", "salloc"))  # Slurm's: a script among their words is a program run
 _BATCH_SCRIPT = (".sh", ".bash", ".slurm", ".sbatch", ".py")
 # The options of ``_BATCH`` commands that take the next word as their value when written without `=` (`-o logs/%j.out`,
@@ -2246,20 +2385,21 @@ def _batch_script(bare: str, before: str) -> bool:
     return bare.endswith(_BATCH_SCRIPT) or "/" in _AN_EXPANSION.sub("", bare) and not _batch_valued(before)
 
 
-def _argument_words(text: str, code: str, literal, ends=()) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+def _argument_words(text: str, code: str, literal, ends=()) -> tuple[list[tuple[int, str]], ...]:
     """Each word of each command of ``text`` (found where a command begins in its ``code``; not in a comment or a
-    heredoc's body, ``literal``), its own word and its assignments among them, that may name a file the program opens:
-    the word (`c.json`, one before a `)` that ``ends`` a `$( )` or subshell, s50c), or what follows the `=` of an
-    option's or an assignment's word (`--config=c.json`); never an option, a number, a `case` pattern or a redirection
-    (``_read_words`` reads the file after `<`), nor ``_NO_ARGUMENTS``' words. Each an offset and the word; and, second,
-    each command's own word that is a path (a `/` outside its expansions: `"./$f"`) or a Slurm one's script, a file run."""
+    heredoc's body, ``literal``), its own word and its assignments among them, that may name a file the program opens
+    (``_file_words``); never a redirection (``_read_words`` reads the file after `<`), nor ``_NO_ARGUMENTS``' words.
+    Each an offset and the word; second, each command's own word that is a path (a `/` outside its expansions:
+    `"./$f"`) or a Slurm one's script, a file run, and a word after a program that runs its words (s51e,
+    ``_RUNS_ITS_WORDS``: `timeout 60 ./x.sh`) as its own; third, such a word that is an expansion (`"$@"`, `$cmd`)."""
     skipped = sorted((begin, end) for begin, end in literal if not text.startswith("'", begin))
     starts = [begin for begin, _ in skipped]
     found: list[tuple[int, str]] = []
     commands: list[tuple[int, str]] = []
+    spots: list[tuple[int, str]] = []
     tests = [(t.start(), t.end()) for t in _TEST_SPAN.finditer(code)]
     for m in _COMMAND_WORD.finditer(code):
-        at, first, batch, before = m.end(), True, False, ""
+        at, first, batch, before, wrapped = m.end(), True, False, "", False
         if (blanked := next((i for i in range(m.start(), at) if text[i] != code[i]), at)) < at:
             # a quoted word, blank in the code: the command's own (`"./$f"`), else no command begins here (a string's
             # second line, an array's words)
@@ -2279,23 +2419,33 @@ def _argument_words(text: str, code: str, literal, ends=()) -> tuple[list[tuple[
                 if first and bare in _NO_ARGUMENTS or bare in _TEST_WORDS:
                     break
                 assignment = shellgrammar.ASSIGNMENT.match(bare)
-                if first and not assignment and "/" in _AN_EXPANSION.sub("", bare) or batch and _batch_script(
-                        bare, before):
+                own = (first or wrapped) and not assignment and not bare.startswith("-")
+                if own and "/" in _AN_EXPANSION.sub("", bare) or batch and _batch_script(bare, before):
                     commands.append((at, word))
+                if own and re.match(r"\$[{\w@*]", bare):
+                    spots.append((at, word))
                 batch, before = batch or first and not assignment and posixpath.basename(bare) in _BATCH, bare
+                wrapped = wrapped or first and not assignment and posixpath.basename(bare) in _RUNS_ITS_WORDS
                 first = first and bool(assignment)  # the command's word follows
-                if text.startswith(")", at + len(word)) and at + len(word) not in ends or re.search(r"\s", bare):
-                    pass  # a `case` item's pattern; a word no path is (read across a string's lines)
-                elif value := _BEFORE_VALUE.match(bare):
-                    k = word.index("=") + 1
-                    found += [(at + k, word[k:])] if value.end() < len(bare) else []
-                elif not bare.startswith("-") and not bare.isdigit():
-                    found.append((at, word))
+                found += _file_words(text, at, word, ends)
                 at += len(word)
             if not (gap := _WORD_GAP.match(text, at)):
                 break
             at = gap.end()
-    return found, commands
+    return found, commands, spots
+
+
+def _file_words(text: str, at: int, word: str, ends=()) -> list[tuple[int, str]]:
+    """The part of a command's ``word`` at ``at`` that may name a file (``_argument_words``): the word (`c.json`, one
+    before a `)` that ``ends`` a `$( )` or subshell, s50c), or what follows the `=` of an option's or an assignment's
+    word (`--config=c.json`); never an option, a number or a `case` pattern."""
+    bare = _bare(word)
+    if text.startswith(")", at + len(word)) and at + len(word) not in ends or re.search(r"\s", bare):
+        return []  # a `case` item's pattern; a word no path is (read across a string's lines)
+    if value := _BEFORE_VALUE.match(bare):
+        k = word.index("=") + 1
+        return [(at + k, word[k:])] if value.end() < len(bare) else []
+    return [] if bare.startswith("-") or bare.isdigit() else [(at, word)]
 
 
 _ASSIGNED = re.compile(r'(?<![^\s;&|(`])[A-Za-z_]\w*(?:\[[^]\n]*\])?\+?=\Z')  # a variable's name and `=` before a value
