@@ -49,8 +49,8 @@ from sweepgate.results.store_failures import (ADD_ATTEMPTS, _detail, _lost_race,
 from sweepgate.results.store_file import (PG_FOREIGN_HINT, SQLITE_FOREIGN_HINT, check_sqlite_target, foreign_message,
                                           missing_sqlite, store_named)
 from sweepgate.results.store_immutable import (Immutable, Provided, _eval_partners, _fills, _given_by_sidecar,
-                                               _given_now, _one_ref_per_run, _same, _stored_by_key, _stored_keys,
-                                               point_file_name)
+                                               _given_now, _keep_given, _measurement_partners, _one_ref_per_run,
+                                               _same, _stored_by_key, _stored_keys, point_file_name)
 from sweepgate.results.store_open import _create_sqlite, _engine, _new_sqlite_file, _not_a_store, _remove_dead_parts
 from sweepgate.results.store_query import (_before, _by_code_point, _first_of_each, _happened, _kind, _latest_group,
                                            _latest_groups, _measured, _order_newest, _point_filter, _real_only,
@@ -148,6 +148,10 @@ class Store:
                 new.append(row)
         filled = self._check_unchanged(conn, again, behind, provided) if again and not keep_stored else []
         crossed, kept_out, twins = _eval_partners(conn, new, self.url) if new and not keep_stored else ([], [], [])
+        placed = {id(r) for r in (*kept_out, *twins, *(r for r, _ in crossed))}
+        if rest := [row for row in new if id(row) not in placed and not keep_stored]:  # an output of several lines
+            more_crossed, more_kept = _measurement_partners(conn, rest, self.url)
+            crossed, kept_out = crossed + more_crossed, kept_out + more_kept
         behind.extend(row["record"] for row in kept_out)
         given = {tuple(g.stored[f] for f in KEY) for g in provided}
         provided.extend(g for g in _given_by_sidecar(conn, behind, self.url)  # the job's ref from its sidecar alone
@@ -179,6 +183,7 @@ class Store:
             if not _is_record(old):
                 raise damaged(self.url, f"not a result record: {json.dumps(old)[:60]}")
             if _fills(old, row["record"]):
+                _keep_given(row, old)
                 filled.append(row)
             elif _fills(row["record"], old):  # a placeholder of a job stored whole: the output is kept
                 behind.append(row["record"])

@@ -178,7 +178,8 @@ class Provided:
 def _given_now(stored: dict, rec: dict) -> list[str]:
     """The fields of GIVEN_LATER that ``stored`` has not (null) and ``rec``, the same result read again, has: a
     stored value is never changed (``_changes`` names one that differs), a null one is no stale value to keep. Not
-    for a placeholder's (a job's sidecar alone): its output fills it whole (``_fills``), or it stays behind it."""
+    for a placeholder's (a job's sidecar alone): its output fills it whole (``_fills``, keeping its ref and commit:
+    ``_keep_given``), or it stays behind it."""
     if R.is_placeholder(stored) != R.is_placeholder(rec):
         return []
     return [f for f in GIVEN_LATER if stored.get(f) is None and rec.get(f) is not None]
@@ -186,41 +187,89 @@ def _given_now(stored: dict, rec: dict) -> list[str]:
 
 def _given_by_sidecar(conn, placeholders: list[dict], url: str) -> list[Provided]:
     """A ``Provided`` for each stored row of the jobs of ``placeholders`` (records a job's sidecar alone made, or its
-    output cut short, kept out behind that job's stored output: ``_fills``, ``_eval_partners``) that the placeholder
-    gives a ref or commit (GIVEN_LATER) the row was stored without. A job's rows are its output's under the job's
-    result name ``X`` (``X#N`` for each measurement of an output of several) and its eval scores' under ``X-eval``
-    (an eval-only job's, a throughput job's beside its output), or, for a placeholder of a cut-short ``X-eval``,
-    those of ``X``; a row is the job's only where every field of the job it holds agrees with the sidecar's
-    (``_changes``: the status and eval scores aside, which the placeholder has not): a job called ``gsm-eval`` is no
-    cut-short eval of job ``gsm``. The sidecar's job is the stored output's, so its ref is theirs too (s50a: a
-    sidecar alone, its job.ref written in after its output was stored on no ref, filled in nothing)."""
+    output cut short, kept out behind that job's stored output: ``_fills``, ``_eval_partners``,
+    ``_measurement_partners``) that the placeholder gives a ref or commit (GIVEN_LATER) the row was stored without. A
+    job's rows are its output's under the job's result name ``X`` (``X#N`` for each measurement of an output of
+    several) and its eval scores' under ``X-eval`` (an eval-only job's, a throughput job's beside its output), or,
+    for a placeholder of a cut-short ``X-eval``, those of ``X``; a row is the job's only where every field of the job
+    it holds agrees with the sidecar's (``_changes``: the status and eval scores aside, which the placeholder has
+    not): a job called ``gsm-eval`` is no cut-short eval of job ``gsm``. The sidecar's job is the stored output's, so
+    its ref is theirs too (s50a: a sidecar alone, its job.ref written in after its output was stored on no ref,
+    filled in nothing)."""
     out: list[Provided] = []
     for rec in placeholders:
         if not any(rec.get(f) is not None for f in GIVEN_LATER):
             continue
         name = str(rec[R.RESULT_FILENAME])
         bases = {name, *([name[: -len(R.EVAL_SUFFIX)]] if name.endswith(R.EVAL_SUFFIX) else [])}
-        names = sorted({n for base in bases for n in (base, base + R.EVAL_SUFFIX)})
-        query = sa.select(*(results.c[column(f)] for f in KEY), results.c.record).where(
-            results.c.run_id == rec[R.RUN_ID], results.c.attempt == rec[R.ATTEMPT],
-            sa.or_(results.c.result_filename.in_(names),
-                   *(results.c.result_filename.startswith(f"{n}#", autoescape=True) for n in names)))
-        try:
-            rows = list(conn.execute(query))
-        except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
-            raise damaged(url, f"not JSON: {exc}") from None
-        for row in rows:
-            stored, filename = row.record, row.result_filename
-            if not any(filename == n or filename.startswith(f"{n}#") and filename[len(n) + 1:].isdigit()
-                       for n in names):
-                continue  # 'X#draft': no measurement's line of an output X
-            if not _is_record(stored):
-                raise damaged(url, f"not a result record: {json.dumps(stored)[:60]}")
+        for stored in _job_rows(conn, rec, sorted({n for base in bases for n in (base, base + R.EVAL_SUFFIX)}), url):
             if R.is_placeholder(stored) or not set(_changes(stored, rec)) <= {R.STATUS, R.EVALS}:
                 continue  # a placeholder: another job's, or one ``_given_now`` gives it as any record
             if fields := [f for f in GIVEN_LATER if stored.get(f) is None and rec.get(f) is not None]:
                 out.append(Provided(stored, rec, fields))
     return out
+
+
+def _job_rows(conn, rec: dict, names: list[str], url: str) -> list[dict]:
+    """The stored records of ``rec``'s run and attempt named one of ``names`` (``X``) or a measurement of one
+    (``X#N``: an output of several measurements, ``ingest``'s names), whatever job they are of."""
+    query = sa.select(results.c.result_filename, results.c.record).where(
+        results.c.run_id == rec[R.RUN_ID], results.c.attempt == rec[R.ATTEMPT],
+        sa.or_(results.c.result_filename.in_(names),
+               *(results.c.result_filename.startswith(f"{n}#", autoescape=True) for n in names)))
+    try:
+        rows = list(conn.execute(query))
+    except ValueError as exc:  # a record column that is no JSON (SQLite keeps it as text)
+        raise damaged(url, f"not JSON: {exc}") from None
+    out = []
+    for row in rows:
+        if not any(row.result_filename == n or _measurement_of(row.result_filename) == n for n in names):
+            continue  # 'X#draft': no measurement's line of an output X
+        if not _is_record(row.record):
+            raise damaged(url, f"not a result record: {json.dumps(row.record)[:60]}")
+        out.append(row.record)
+    return out
+
+
+def _measurement_of(name) -> str | None:
+    """``X`` of ``X#N``, the name ingest gives the measurement on line N of job ``X``'s output of several; else
+    None."""
+    base, sep, line = str(name).rpartition("#")
+    return base if sep and base and line.isdigit() else None
+
+
+def _keep_given(row: dict, placeholder: dict) -> None:
+    """The ref and commit (GIVEN_LATER) of ``placeholder`` that ``row``, a job's output taking its place, names none
+    of: kept, as a re-ingest keeps them (``Store._check_unchanged``). A ref or commit stored is never taken away (an
+    output whose sidecar names none, after its sidecar alone named them, put the job's result back on no ref)."""
+    for field in GIVEN_LATER:
+        if row["record"].get(field) is None and placeholder.get(field) is not None:
+            row["record"][field] = row[column(field)] = placeholder[field]
+
+
+def _measurement_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict]]:
+    """(rows that fill a stored placeholder of another name, each with its key; placeholders kept out behind their
+    job's stored measurements) of a job whose output holds several measurements, stored as ``X#1``, ``X#2``, ...:
+    its sidecar alone is stored as ``X``. The output's first measurement takes the placeholder's row and a
+    placeholder of a job whose measurements are stored is not stored, as under one name (``_fills``); s51g: the
+    placeholder was stored beside them, a failure at one of the job's points."""
+    measured = [((row[column(R.RUN_ID)], row[column(R.ATTEMPT)], base), row) for row in rows
+                if not R.is_placeholder(row["record"]) and (base := _measurement_of(row[column(R.RESULT_FILENAME)]))]
+    stored = _stored_by_key(conn, list(dict.fromkeys(key for key, _ in measured)), url) if measured else {}
+    crossed, kept_out, taken = [], [], set()
+    for key, row in measured:  # the first measurement the placeholder is its job's takes its row
+        if _is_record(old := stored.get(key)) and _fills(old, row["record"]):
+            _keep_given(row, old)  # each of the job's measurements
+            if key not in taken:
+                crossed.append((row, key))
+                taken.add(key)
+    for row in rows:
+        rec = row["record"]
+        if R.is_placeholder(rec) and any(
+                _fills(rec, old) for old in _job_rows(conn, rec, [str(rec[R.RESULT_FILENAME])], url)
+                if _measurement_of(old[R.RESULT_FILENAME]) is not None):
+            kept_out.append(row)
+    return crossed, kept_out
 
 
 def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, tuple]], list[dict], list[dict]]:
@@ -243,6 +292,7 @@ def _eval_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[dict, t
         if id(row) in placed or not _is_record(old) or old.get(R.CLIENT) != R.EVAL_CLIENT:
             continue
         if _fills(old, row["record"]):
+            _keep_given(row, old)
             crossed.append((row, key))
         elif _fills(row["record"], old):
             kept_out.append(row)
