@@ -118,3 +118,27 @@ def test_a_sidecar_alone_of_another_job_of_the_run_is_stored_beside_a_stored_swe
                      str(folder_of(tmp_path / "side", None, LLAMA, ref=MAIN, **{"runner-name": "b300-nv_07"})))
     assert ("res", R.FAILURE, MAIN, SHA) in stored(db) or done.returncode == 1, done.stdout + done.stderr
     assert [r for r in stored(db) if r[0] != "res"] == [(f"res#{n}", R.SUCCESS, None, None) for n in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("order", [("side", "out"), ("out", "side")])
+def test_a_sidecar_alone_and_its_output_of_several_measurements_in_one_ingest_are_the_output_s(tmp_path, db, order):
+    """Both in one ingest (the artifact and its partial copy side by side): the output's three results, counted
+    once, and neither the placeholder's warning (the job 'left no result file') nor 'skipped ... an earlier
+    ingest stored' said of a placeholder whose output this ingest read."""
+    folders = {"side": folder_of(tmp_path / "side", None, LLAMA, ref=MAIN),
+               "out": folder_of(tmp_path / "out", base_lines(), LLAMA, suffix=".jsonl", ref=None, commit=None)}
+    done = sweepgate(tmp_path, "results", "ingest", "--db", db, *(str(folders[name]) for name in order))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert stored(db) == [(f"res#{n}", R.SUCCESS, MAIN, SHA) for n in (1, 2, 3)], done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == f"ingested 3 results (3 new) into {S.display_url(db)}", done.stdout
+    assert "left no result file" not in done.stderr and "skipped" not in done.stdout, done.stdout + done.stderr
+
+
+def test_an_output_given_its_ref_by_its_sidecar_later_in_the_same_ingest_is_not_on_no_ref(tmp_path, db):
+    """The job's folder as written (no job.ref) and the fixed sidecar alone, in one ingest: the output is stored on
+    no ref, then given the ref; the ingest said '1 result stored on no ref' of it, and --fail-on-no-ref exited 3."""
+    out = folder_of(tmp_path / "out", VLLM.read_text(encoding="utf-8"), QWEN, ref=None, commit=None)
+    side = folder_of(tmp_path / "side", None, QWEN, ref=MAIN)
+    done = sweepgate(tmp_path, "results", "ingest", "--db", db, "--fail-on-no-ref", str(out), str(side))
+    assert stored(db) == [("res", R.SUCCESS, MAIN, SHA)], done.stdout + done.stderr
+    assert done.returncode == 0 and "on no ref" not in done.stderr, (done.returncode, done.stderr)  # was 3

@@ -1146,8 +1146,9 @@ def _records(output: Path, text: str, read: Read, given: Given | None, warnings:
         if of_line is not None:
             of_line.update({id(d): line for d, line in found})
     many = len(measurements) > 1 or any(m.line for m in measurements)
-    records = [normalize.build(m, job, str(output), f"{name}#{m.line}" if many else name, energy, window_kind(m),
-                               read.digest.hex(), power_column) for m, energy in zip(measurements, energies)]
+    records = [normalize.build(m, job, str(output), R.measurement_name(name, m.line) if many else name, energy,
+                               window_kind(m), read.digest.hex(), power_column)
+               for m, energy in zip(measurements, energies)]
     normalize.check_one_setup(measurements, records, str(output), text)
     return records
 
@@ -1621,6 +1622,8 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
         outcome.warnings.append(_stored_as_warning(path, exc.stored))
         return False
     outcome.provided.extend((path, given) for given in provided)  # committed, whatever becomes of the records below
+    if given_ref := {_key(given.stored) for given in provided if R.REF in given.fields}:  # this ingest's, on a ref now
+        outcome.no_ref[:] = [n for n in outcome.no_ref if _key(n.record) not in given_ref]
     # stored before: as they are, or as the row of another file this one's took the place of (no new result either)
     held = {id(rec) for rec in [*stored, *(a.record if not a.replaced else a.kept for a in alike)]}
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
@@ -1788,7 +1791,9 @@ def _superseded(records: list[dict], new: int, outcome: Outcome, behind: list, p
             return False
         outcome.stored_before.update({_key(rec): (path, rec) for rec in records})
         return True
-    keys = {_key(rec) for rec in records}
+    # a job's output of several measurements (X#1, X#2, ...) takes the place of its placeholder X as one of X would
+    keys = {_key(rec) for rec in records} | {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), base) for rec in records
+                                             if (base := R.job_of_measurement(rec.get(R.RESULT_FILENAME)))}
     # an eval-only job's scores (X-eval) take the place of its placeholder X (``R.eval_partners``)
     partners = {(rec.get(R.RUN_ID), rec.get(R.ATTEMPT), other) for rec in records for other in R.eval_partners(rec)}
     outcome.measured |= keys | partners

@@ -143,6 +143,18 @@ def is_placeholder(rec: dict) -> bool:
     return rec.get(SOURCE_FORMAT) == SIDECAR_ONLY
 
 
+def measurement_name(name: str, line: int) -> str:
+    """The result name of the measurement on line ``line`` of job ``name``'s output of several (a JSONL of several
+    lines, a sweep's summary): ``X#N``."""
+    return f"{name}#{line}"
+
+
+def job_of_measurement(name) -> str | None:
+    """``X`` of ``X#N`` (``measurement_name``): the job a measurement of an output of several is of; else None."""
+    base, sep, line = str(name).rpartition("#")
+    return base if sep and base and line.isdigit() else None
+
+
 def eval_partners(rec: dict) -> tuple[str, ...]:
     """The other result names an eval record's job may have it under (eval28, evalb30): an eval-only
     job's sidecar alone is stored under the job's result name ``X``, its scores (``X-eval.json``) under

@@ -223,19 +223,12 @@ def _job_rows(conn, rec: dict, names: list[str], url: str) -> list[dict]:
         raise damaged(url, f"not JSON: {exc}") from None
     out = []
     for row in rows:
-        if not any(row.result_filename == n or _measurement_of(row.result_filename) == n for n in names):
+        if not any(row.result_filename == n or R.job_of_measurement(row.result_filename) == n for n in names):
             continue  # 'X#draft': no measurement's line of an output X
         if not _is_record(row.record):
             raise damaged(url, f"not a result record: {json.dumps(row.record)[:60]}")
         out.append(row.record)
     return out
-
-
-def _measurement_of(name) -> str | None:
-    """``X`` of ``X#N``, the name ingest gives the measurement on line N of job ``X``'s output of several; else
-    None."""
-    base, sep, line = str(name).rpartition("#")
-    return base if sep and base and line.isdigit() else None
 
 
 def _keep_given(row: dict, placeholder: dict) -> None:
@@ -253,8 +246,8 @@ def _measurement_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[
     its sidecar alone is stored as ``X``. The output's first measurement takes the placeholder's row and a
     placeholder of a job whose measurements are stored is not stored, as under one name (``_fills``); s51g: the
     placeholder was stored beside them, a failure at one of the job's points."""
-    measured = [((row[column(R.RUN_ID)], row[column(R.ATTEMPT)], base), row) for row in rows
-                if not R.is_placeholder(row["record"]) and (base := _measurement_of(row[column(R.RESULT_FILENAME)]))]
+    measured = [((row[column(R.RUN_ID)], row[column(R.ATTEMPT)], base), row) for row in rows if not
+                R.is_placeholder(row["record"]) and (base := R.job_of_measurement(row[column(R.RESULT_FILENAME)]))]
     stored = _stored_by_key(conn, list(dict.fromkeys(key for key, _ in measured)), url) if measured else {}
     crossed, kept_out, taken = [], [], set()
     for key, row in measured:  # the first measurement the placeholder is its job's takes its row
@@ -267,7 +260,7 @@ def _measurement_partners(conn, rows: list[dict], url: str) -> tuple[list[tuple[
         rec = row["record"]
         if R.is_placeholder(rec) and any(
                 _fills(rec, old) for old in _job_rows(conn, rec, [str(rec[R.RESULT_FILENAME])], url)
-                if _measurement_of(old[R.RESULT_FILENAME]) is not None):
+                if R.job_of_measurement(old[R.RESULT_FILENAME]) is not None):
             kept_out.append(row)
     return crossed, kept_out
 
