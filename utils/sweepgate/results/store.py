@@ -87,10 +87,12 @@ def _write_lock(conn: sa.Connection, runs=()) -> None:
 
 def _job_name(rec: dict) -> str:
     """The job a record is of, within its run's attempt: its result file's name (a job's eval scores, a record of
-    their own under ``<name>-eval``, are the same job's)."""
+    their own under ``<name>-eval``, are the same job's; so are the measurements of its output of several, ``X#N``:
+    R.job_of_measurement)."""
     from sweepgate.core.jobfile import EVAL_SUFFIX
 
-    return str(rec[R.RESULT_FILENAME]).removesuffix(EVAL_SUFFIX)
+    name = str(rec[R.RESULT_FILENAME])
+    return (R.job_of_measurement(name) or name).removesuffix(EVAL_SUFFIX)
 
 
 def _whole_success(recs: list[dict]) -> bool:
