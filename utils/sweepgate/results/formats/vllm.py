@@ -390,7 +390,7 @@ def first_token_at_end(m: Measurement) -> None:
     first, whole = R.latency_name(R.TTFT, both[0]), R.latency_name(R.E2EL, both[0])
     drop_streamed(m, UNSTREAMED_RULE, f"warning: {m.said(first)}: the time to first token is the whole request's (at "
                   f"or above {m.said(whole)}, the end-to-end latency, at every statistic both state, over {tokens:g} "
-                  f"output tokens in {done:g} requests), so the client did not stream (bench_serving "
+                  f"output tokens in {done:g} request{'s' * (done != 1)}), so the client did not stream (bench_serving "
                   "--disable-stream) or the server sent each response whole; stored without TTFT, TPOT and ITL",
                   "rerun the point streamed (without --disable-stream) to measure them")
 
