@@ -142,3 +142,15 @@ def test_an_output_given_its_ref_by_its_sidecar_later_in_the_same_ingest_is_not_
     done = sweepgate(tmp_path, "results", "ingest", "--db", db, "--fail-on-no-ref", str(out), str(side))
     assert stored(db) == [("res", R.SUCCESS, MAIN, SHA)], done.stdout + done.stderr
     assert done.returncode == 0 and "on no ref" not in done.stderr, (done.returncode, done.stderr)  # was 3
+
+
+def test_a_jsonl_file_holding_the_placeholder_is_warned_of_when_the_measurements_come(tmp_path, db):
+    """--jsonl FILE is appended to, never rewritten: the placeholder line the sidecar alone wrote stays beside the
+    output's measurements appended later (the job read as failed there), said as for an eval-only job's scores."""
+    mirror = tmp_path / "m.jsonl"
+    for folder in (folder_of(tmp_path / "side", None, LLAMA, ref=MAIN),
+                   folder_of(tmp_path / "out", base_lines(), LLAMA, suffix=".jsonl", ref=None, commit=None)):
+        done = sweepgate(tmp_path, "results", "ingest", "--db", db, "--jsonl", str(mirror), str(folder))
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{mirror}:1: warning: a stale failure placeholder: job 'res' of run 8, attempt 1, whose output's " \
+        "measurements ('res#1', ...) are appended now; delete line 1" in done.stderr, done.stderr

@@ -637,18 +637,26 @@ def _appended(path: Path, held: list[tuple[int, dict]], records: list[dict], new
 
 def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
     """A warning for each placeholder line FILE holds of an eval-only job whose scores were appended
-    under the job's other name: the store's scores took the placeholder's place, FILE's cannot
-    (appended to, never rewritten), and the job reads there as failed beside its scores."""
+    under the job's other name, or of a job whose output of several measurements (``X#N``) was appended: the
+    store's scores took the placeholder's place, FILE's cannot (appended to, never rewritten), and the job reads
+    there as failed beside its scores."""
     from sweepgate.core.errors import Diagnostic
     from sweepgate.results import record as R
 
     scores = {job: r for r in new if not is_placeholder(r) for job in _eval_jobs(r)}
+    measured = {(r.get(R.RUN_ID), r.get(R.ATTEMPT), base): r[R.RESULT_FILENAME] for r in reversed(new)
+                if not is_placeholder(r) and (base := R.job_of_measurement(r.get(R.RESULT_FILENAME)))}  # X#N's X
     return [Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: eval-only job "
                        f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
                        f"scores '{scores[job][R.RESULT_FILENAME]}' are appended now",
                        f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
             for n, rec in held if is_placeholder(rec) and (job := next(iter(_eval_jobs(rec) & scores.keys()), None))
-            and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]]
+            and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]] + [
+        Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: job "
+                   f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
+                   f"output's measurements ('{measured[job]}', ...) are appended now",
+                   f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
+        for n, rec in held if is_placeholder(rec) and (job := _line_key(rec)[:3]) in measured]
 
 
 def _stale_provenance(path: Path, held: list[tuple[int, dict]], provided: list) -> list:
