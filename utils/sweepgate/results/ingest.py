@@ -1622,8 +1622,7 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
         outcome.warnings.append(_stored_as_warning(path, exc.stored))
         return False
     outcome.provided.extend((path, given) for given in provided)  # committed, whatever becomes of the records below
-    if given_ref := {_key(given.stored) for given in provided if R.REF in given.fields}:  # this ingest's, on a ref now
-        outcome.no_ref[:] = [n for n in outcome.no_ref if _key(n.record) not in given_ref]
+    _on_a_ref_now(outcome, provided)
     # stored before: as they are, or as the row of another file this one's took the place of (no new result either)
     held = {id(rec) for rec in [*stored, *(a.record if not a.replaced else a.kept for a in alike)]}
     before = [rec for rec in [*stored, *(a.record for a in alike if not a.replaced)] if not R.is_placeholder(rec)]
@@ -1642,6 +1641,13 @@ def _store_one(path: Path, records: list[dict], said: tuple[list, dict], store, 
     if all(R.is_placeholder(rec) for rec in records):
         outcome.placeholders.update({_key(rec): (rec, warnings, new) for rec in records})  # one record
     return True
+
+
+def _on_a_ref_now(outcome: Outcome, provided: list) -> None:
+    """Take out of ``outcome.no_ref`` the results of this ingest that a later file of it gave a ref (``provided``:
+    store.Provided; the job's fixed sidecar alone after its output): on a ref now, no baseline passes them over."""
+    if given := {_key(p.stored) for p in provided if R.REF in p.fields}:
+        outcome.no_ref[:] = [n for n in outcome.no_ref if _key(n.record) not in given]
 
 
 def _no_ref(path: Path, records: list[dict], held: set[int]) -> list[NoRef]:
