@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop a row's script after this long (default %(default)s)")
     parser.add_argument("--fail-on-warning", action="store_true",
                         help="exit 3 when an image or version has no manifest")
+    parser.add_argument("--all-rows", action="store_true",
+                        help="a line for every row, and every row a problem turned up in (default: a line for each "
+                             "config key, and a problem's rows as their count and spread)")
 
 
 def one_per_recipe(rows: list[dict]) -> list[dict]:
@@ -180,26 +183,33 @@ def run(args) -> int:
     config_at = config_places(revision, chosen)
     # a label configs/runners.yaml does not list: plan's warning, once a label; its rows are rehearsed all the same
     warnings.update(dict.fromkeys(unknown_labels(rows, args, root, revision, chosen), 0))
-    for number, row in enumerate(rows, 1):
+    all_rows = getattr(args, "all_rows", False)
+    groups = [[(None, row)] for row in rows] if all_rows else by_config_key(rows, revision)
+    rows = [row for group in groups for _, row in group]
+    number, log = 0, KeyLog(print_line)
+    for group in groups:
+        done: list[tuple[dict, object, str]] = []  # (row, its recording or None, why it was not rehearsed)
+        problems: dict = {}  # the group's problems, each once
         t0 = time.monotonic()
-        label = row_label(row)
-        missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
-        rec, diags = _shown(row, root, args.timeout, config_at, missing, f"preflight: {label} ({number}/{len(rows)})")
-        for d in diags:  # the same missing manifest (or script) once, however many rows need it
-            if d.severity == "error":
-                found.setdefault(d, []).append(label)
-            elif d.severity == "info":
-                notes.setdefault(d, 0)
-            else:
-                warnings.setdefault(d, 0)
-        ran = count(len(rec.calls), 'command') if rec else f"not rehearsed ({why_not_rehearsed(missing)})"
-        line = (f"preflight: {label}: {ran}, "
-                f"{count(sum(d.severity == 'error' for d in diags), 'problem')} ({time.monotonic() - t0:.2f}s)")
-        # a reader who leaves (`| head -1`) ends these lines, not the check: every row, the warnings, exit 3
-        # (cli.ReaderMayLeave)
-        print(line, flush=True)
+        for _, row in group:
+            number += 1
+            label = row_label(row)
+            missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
+            rec, diags = _shown(row, root, args.timeout, config_at, missing,
+                                f"preflight: {label} ({number}/{len(rows)})")
+            for d in diags:  # the same missing manifest (or script) once, however many rows need it
+                if d.severity == "error":
+                    found.setdefault(d, []).append(row)
+                    problems.setdefault(d, 0)
+                elif d.severity == "info":
+                    notes.setdefault(d, 0)
+                else:
+                    warnings.setdefault(d, 0)
+            done.append((row, rec, "" if rec else why_not_rehearsed(missing)))
+        log.add(group, done, problems, time.monotonic() - t0)
+    log.flush()
     errors = len(found)
-    emit(with_rows(found, root))
+    emit(with_rows(found, root, every=all_rows))
     warnings = per_image(list(warnings), root)  # an image's engines without a manifest: one warning, every row's
     emit(sorted(warnings))
     emit(sorted(notes))
@@ -211,6 +221,136 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def by_config_key(rows: list[dict], revision: Callable | None) -> list[list[tuple[str | None, dict]]]:
+    """``rows`` as groups of (config key, row), one group a config key (``row_keys``), in the order of their
+    first rows, a key's eval rows with its others; a row whose key is not found is a group of its own."""
+    keys = row_keys(rows, revision)
+    groups: dict = {}
+    for number, (key, row) in enumerate(zip(keys, rows)):
+        groups.setdefault(key if key is not None else number, []).append((key, row))
+    return list(groups.values())
+
+
+def row_keys(rows: list[dict], revision: Callable | None) -> list[str | None]:
+    """The config key of the revision (``revision()``) each row came from (``rowkeys.recipe_of``, the first key
+    that expands to its recipe); None for a row none does, and for every row when the configs cannot be read.
+    A config that cannot expand is passed over (its own rows say what is wrong with it)."""
+    from sweepgate.core.errors import SweepgateError
+    import copy
+
+    from sweepgate.core.expand import finalize
+    from sweepgate.core.rowkeys import keys_by_recipe, recipe_of
+
+    try:
+        rev = revision() if revision else None
+    except SweepgateError:
+        rev = None
+    if rev is None:
+        return [None] * len(rows)
+    recipes = [recipe_of(finalize(copy.deepcopy(row))) for row in rows]  # a work tree's row is not finalized yet
+    wanted = set(recipes)
+    index: dict = {}
+    for key, config in rev.configs.items():
+        try:
+            expanded = keys_by_recipe({key: config}, rev.runners.data, [key])
+        except SweepgateError:
+            continue
+        for recipe in expanded.keys() & wanted:
+            index.setdefault(recipe, key)
+        if len(index) == len(wanted):
+            break
+    return [index.get(recipe) for recipe in recipes]
+
+
+def group_title(group: list[tuple[str | None, dict]]) -> str:
+    """A group's line's subject: a config key's, 'KEY: 4 rows (dsr1_8k1k on mi355x, tp 4–8, conc 4–32, 2 eval)' (one
+    row: 'KEY: 1 row (its label)'); a row with no key found (or every row, ``--all-rows``), its label alone."""
+    key = group[0][0]
+    rows = [row for _, row in group]
+    if key is None:
+        return row_label(rows[0])
+    return f"{key}: {count(len(rows), 'row')} ({row_label(rows[0]) if len(rows) == 1 else spread(rows)})"
+
+
+def spread(rows: list[dict]) -> str:
+    """What a few rows span, in a few words: their experiments and runners (named when one or two, else counted),
+    then tp, ep (when not the default) and concurrency as ranges, and how many are eval rows: 'dsr1_8k1k on mi355x,
+    tp 4–8, conc 4–64, 2 eval'."""
+
+    def span(values) -> str:
+        values = sorted({v for v in values if isinstance(v, int) and not isinstance(v, bool)})
+        return "" if not values else str(values[0]) if len(values) == 1 else f"{values[0]}–{values[-1]}"
+
+    def names(field: str, noun: str) -> str:
+        said = list(dict.fromkeys(str(row.get(field)) for row in rows))
+        return ", ".join(said) if len(said) <= 2 else count(len(said), noun)
+
+    parts = [f"{names(F.EXP_NAME, 'experiment')} on {names(F.RUNNER, 'runner')}"]
+    if tp := span(row.get(F.TP) for row in rows):
+        parts.append(f"tp {tp}")
+    if any(row.get(F.EP) not in (None, F.DEFAULT_PARALLEL) for row in rows):
+        parts.append(f"ep {span(row.get(F.EP, F.DEFAULT_PARALLEL) for row in rows)}")
+    if conc := span(c for row in rows for c in F.row_concs(row)):
+        parts.append(f"conc {conc}")
+    if evals := sum(map(is_eval, rows)):
+        parts.append(f"{evals} eval")
+    return ", ".join(parts)
+
+
+def print_line(text: str) -> None:
+    # a reader who leaves (`| head -1`) ends these lines, not the check: every row, the warnings, exit 3
+    # (cli.ReaderMayLeave)
+    print(f"preflight: {text}", flush=True)
+
+
+class KeyLog:
+    """The lines of the groups rehearsed (``by_config_key``), as each is done: one a group ('KEY: 4 rows (...): 12
+    commands, 0 problems (3.10s)'), but config keys in a row none of whose rows was rehearsed, for the same reason,
+    are one line (a clone with no script for most of its keys: one line, not 650; each missing script is its own
+    problem, at its config), said when a key that differs comes, or at the end (``flush``)."""
+
+    def __init__(self, write: Callable[[str], None]):
+        self.write, self.held = write, []  # held: (group, outcome, problems, seconds) of not-rehearsed keys
+
+    def add(self, group: list, done: list, problems: dict, seconds: float) -> None:
+        said = outcome(done)
+        if any(rec for _, rec, _ in done) or group[0][0] is None:
+            self.flush()
+            self.write(f"{group_title(group)}: {said}, {count(len(problems), 'problem')} ({seconds:.2f}s)")
+            return
+        if self.held and self.held[0][1] != said:
+            self.flush()
+        self.held.append((group, said, problems, seconds))
+
+    def flush(self) -> None:
+        held, self.held = self.held, []
+        if len(held) == 1:
+            group, said, problems, seconds = held[0]
+            self.write(f"{group_title(group)}: {said}, {count(len(problems), 'problem')} ({seconds:.2f}s)")
+        elif held:
+            keys = [group[0][0] for group, *_ in held]
+            rows = sum(len(group) for group, *_ in held)
+            problems = {d for _, _, found, _ in held for d in found}
+            named = ", ".join(keys[:2]) + (f" and {count(len(keys) - 2, 'other')}" if len(keys) > 2 else "")
+            self.write(f"{count(len(keys), 'config key')} ({named}), {count(rows, 'row')}: {held[0][1]}, "
+                       f"{count(len(problems), 'problem')} ({sum(s for *_, s in held):.2f}s)")
+
+
+def outcome(done: list[tuple[dict, object, str]]) -> str:
+    """What a group's rows (row, recording or None, why not rehearsed) came to: '12 commands' when every row was
+    rehearsed, 'not rehearsed (no benchmark script)' when none was, else '3 rehearsed, 12 commands; 1 not
+    rehearsed (...)'."""
+    ran = [rec for _, rec, _ in done if rec]
+    why = Counter(reason for _, rec, reason in done if not rec)
+    commands = count(sum(len(rec.calls) for rec in ran), "command")
+    not_run = f"not rehearsed ({'; '.join(why)})"
+    if not why:
+        return commands
+    if not ran:
+        return not_run
+    return f"{len(ran)} rehearsed, {commands}; {sum(why.values())} {not_run}"
 
 
 def listed_labels(args, root: Path) -> set[str]:
@@ -422,8 +562,9 @@ def row_label(row: dict) -> str:
     return " ".join([*parts, f"conc {row.get(F.CONC)}"])
 
 
-def with_rows(found: dict, root: Path, shown: int = 3) -> list:
-    """Each problem once; one found in several rows says how many and names the first few, and a row's own run
+def with_rows(found: dict, root: Path, every: bool = False) -> list:
+    """Each problem (of ``found``: problem -> the rows it turned up in) once; one found in several rows says how
+    many and what they span (``spread``), or, ``every``, names each (``--all-rows``), and a row's own run
     (``RUN_RULE``: its script failed, left something running) names its one row too. Where the
     repository (its top ``root``) has no benchmark library, the first missing script's fix says where it comes
     from and the others point back to it (a clone with no benchmarks/ had the same long fix on ~200 lines)."""
@@ -431,13 +572,13 @@ def with_rows(found: dict, root: Path, shown: int = 3) -> list:
     from sweepgate.core.recipes import library_copy
 
     out, told, copy = [], False, library_copy(str(root))
-    for d, labels in found.items():
+    for d, rows in found.items():
         message, hint = d.message, d.hint
-        if len(labels) > 1:
-            names = ", ".join(labels[:shown]) + (", ..." if len(labels) > shown else "")
-            message = f"{message} ({len(labels)} rows: {names})"
+        if len(rows) > 1:
+            what = ", ".join(map(row_label, rows)) if every else spread(rows)
+            message = f"{message} ({len(rows)} rows: {what})"
         elif d.rule == RUN_RULE:
-            message = f"{message} (row {labels[0]})"
+            message = f"{message} (row {row_label(rows[0])})"
         if hint.endswith(f"; {copy}"):
             hint, told = (hint, True) if not told else (hint.replace(copy, LIBRARY_LATER), told)
         out.append(Diagnostic(d.file, d.line, d.col, d.rule, message, hint, d.severity)
