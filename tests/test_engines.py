@@ -163,14 +163,13 @@ def test_preflight_prints_a_problem_shared_by_rows_once_with_its_row_count(tmp_p
     proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
                           cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    rows = re.findall(r"^preflight: ((?:eval )?\S+ \S+ tp\d+ conc \d+): ", proc.stdout, re.M)  # eval rows too
-    assert len(rows) > 1, proc.stdout
-    assert len(set(rows)) == len(rows), rows  # rows that differ only in tp read apart
-    assert re.search(r"^preflight: .+? conc \d+: \d+ commands, 1 problem \(", proc.stdout, re.M), proc.stdout
+    # a line for the key (s51b), its rows counted, eval rows too (each row's line: --all-rows, test_preflight_grouped_s51b)
+    said = re.search(r"^preflight: dsr1-fp8-b300-vllm: (\d+) rows \((.+)\): \d+ commands, 1 problem \(", proc.stdout, re.M)
+    assert said and int(said[1]) > 1, proc.stdout
     where = f"dsr1_fp8_b300_vllm.sh:{line}: vllm 0.11.0 has no option --kv-cache-dtypx"
     printed = [x for x in proc.stderr.splitlines() if "--kv-cache-dtypx" in x and not x.startswith("::")]
     assert len(printed) == 1 and where in printed[0], proc.stderr
-    assert f"({len(rows)} rows: {rows[0]}, {rows[1]}" in printed[0]
+    assert f"({said[1]} rows: {said[2]})" in printed[0]  # the rows' count and spread, as the key's line has them
     annotations = [x for x in proc.stderr.splitlines() if x.startswith("::error") and "--kv-cache-dtypx" in x]
     assert len(annotations) == 1 and f"line={line}::" in annotations[0], proc.stderr  # stderr: stdout may be data
     assert "1 problem," in proc.stderr.splitlines()[-1]
@@ -484,8 +483,8 @@ def test_preflight_names_a_broken_manifest_once_and_checks_every_other_row(tmp_p
     assert len(told) == 1 and told[0].startswith("configs/engines/vllm-0.11.0.json:1:1: not valid JSON"), proc.stderr
     assert "::error file=configs/engines/vllm-0.11.0.json,line=1::" in proc.stderr
     # the MI355X rows (vLLM 0.11.1) are still rehearsed and checked
-    assert re.search(r"^preflight: \S+ cluster:mi355x-amds .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
-        proc.stdout
+    assert re.search(r"^preflight: dsr1-fp8-mi355x-vllm: \d+ rows \(.* on cluster:mi355x-amds, .*\): [1-9]\d* commands, "
+                     r"0 problems", proc.stdout, re.M), proc.stdout
     assert re.match(r"preflight: \d+ rows( \(\d+ eval\))?, 1 problem, 0 warnings", proc.stderr.splitlines()[-1]), proc.stderr
 
 
@@ -522,8 +521,8 @@ def test_preflight_names_every_missing_script_once_at_its_config_and_checks_the_
         assert re.match(r"preflight: \d+ rows( \(\d+ eval\))?, 2 problems, ", proc.stderr.splitlines()[-1]), proc.stderr
 
     said(proc)
-    assert re.search(r"^preflight: kimik3\S* cluster:b300-nv .*: [1-9]\d* commands, 0 problems", proc.stdout, re.M), \
-        proc.stdout  # the other rows are still rehearsed
+    assert re.search(r"^preflight: kimik3\S*: \d+ rows? \(.*cluster:b300-nv.*\): [1-9]\d* commands, 0 problems",
+                     proc.stdout, re.M), proc.stdout  # the other rows are still rehearsed
     # the change's matrix (--base-ref/--head-ref): at head's config blocks too
     with open(fleet / "perf-changelog.yaml", "a") as fh:
         fh.write("\n- config-keys:\n    - dsr1-fp8-b300-vllm\n    - dsr1-fp8-mi355x-vllm\n  description:\n"
@@ -546,8 +545,8 @@ def test_preflight_of_the_working_tree_checks_the_eval_rows_lm_eval_commands(tmp
     line = text[:text.index("    lm_eval\n")].count("\n") + 2
     subprocess.run(["git", "init", "-q", str(fleet)], check=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "utils")}
-    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm"],
-                          cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
+    proc = subprocess.run([sys.executable, "-m", "sweepgate", "preflight", "--config-keys", "dsr1-fp8-b300-vllm",
+                           "--all-rows"], cwd=fleet, capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     told = [x for x in proc.stderr.splitlines() if "--bogus-eval-flag" in x]
     assert len(told) == 1 and told[0].startswith(

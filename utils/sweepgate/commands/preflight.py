@@ -307,7 +307,7 @@ def print_line(text: str) -> None:
 
 class KeyLog:
     """The lines of the groups rehearsed (``by_config_key``), as each is done: one a group ('KEY: 4 rows (...): 12
-    commands, 0 problems (3.10s)'), but config keys in a row none of whose rows was rehearsed, for the same reason,
+    commands, 0 problems (3.10s)'), but consecutive config keys none of whose rows was rehearsed, for the same reason,
     are one line (a clone with no script for most of its keys: one line, not 650; each missing script is its own
     problem, at its config), said when a key that differs comes, or at the end (``flush``)."""
 
