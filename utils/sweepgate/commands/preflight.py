@@ -188,24 +188,14 @@ def run(args) -> int:
     rows = [row for group in groups for _, row in group]
     number, log = 0, KeyLog(print_line)
     for group in groups:
-        done: list[tuple[dict, object, str]] = []  # (row, its recording or None, why it was not rehearsed)
-        problems: dict = {}  # the group's problems, each once
         t0 = time.monotonic()
+        done, problems = [], {}  # the group's (row, recording or None, why not rehearsed), and its problems once
         for _, row in group:
             number += 1
-            label = row_label(row)
-            missing = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
-            rec, diags = _shown(row, root, args.timeout, config_at, missing,
-                                f"preflight: {label} ({number}/{len(rows)})")
-            for d in diags:  # the same missing manifest (or script) once, however many rows need it
-                if d.severity == "error":
-                    found.setdefault(d, []).append(row)
-                    problems.setdefault(d, 0)
-                elif d.severity == "info":
-                    notes.setdefault(d, 0)
-                else:
-                    warnings.setdefault(d, 0)
-            done.append((row, rec, "" if rec else why_not_rehearsed(missing)))
+            missed = no_script(row, root, revision, chosen) or unsourced(row) or no_runtime(row, root)
+            rec = rehearse_row(row, root, args.timeout, config_at, missed, (number, len(rows)),
+                               (found, problems, warnings, notes))
+            done.append((row, rec, "" if rec else why_not_rehearsed(missed)))
         log.add(group, done, problems, time.monotonic() - t0)
     log.flush()
     errors = len(found)
@@ -221,6 +211,25 @@ def run(args) -> int:
     if errors:
         return 1
     return EXIT_FAIL_ON if warnings and args.fail_on_warning else 0
+
+
+def rehearse_row(row: dict, root: Path, timeout: int, config_at: Callable, missing, place: tuple[int, int],
+                 into: tuple[dict, dict, dict, dict]):
+    """The recording (None where ``missing``) of a row rehearsed (``_shown``; not where ``missing``, what keeps it from
+    being rehearsed, is given), its status line's title placing it (number, of how many); its problems go ``into``
+    (every row's errors with the rows they turned up in, its group's errors, warnings, notes): the same missing
+    manifest (or script) once, however many rows need it."""
+    found, group, warnings, notes = into
+    rec, diags = _shown(row, root, timeout, config_at, missing, f"preflight: {row_label(row)} ({place[0]}/{place[1]})")
+    for d in diags:
+        if d.severity == "error":
+            found.setdefault(d, []).append(row)
+            group.setdefault(d, 0)
+        elif d.severity == "info":
+            notes.setdefault(d, 0)
+        else:
+            warnings.setdefault(d, 0)
+    return rec
 
 
 def by_config_key(rows: list[dict], revision: Callable | None) -> list[list[tuple[str | None, dict]]]:
@@ -426,7 +435,7 @@ def no_runtime(row: dict, root: Path):
 
 
 def why_not_rehearsed(problem) -> str:
-    """What a row's line says of the ``problem`` that kept it from being rehearsed (``no_script``,
+    """What a row's (or its key's) line says of the ``problem`` that kept it from being rehearsed (``no_script``,
     ``no_library``, ``no_runtime``)."""
     from sweepgate.core.plan import RULE_MISSING_SCRIPT
     from sweepgate.core.recipes import RULE_NO_LIBRARY
@@ -515,8 +524,8 @@ def config_places(revision: Callable, chosen: Callable) -> Callable:
 
 def _shown(row: dict, root: Path, timeout: int, config_at: Callable, missing, title: str) -> tuple:
     """(recording, problems) of the row, or (None, [``missing``]) where that keeps it from being rehearsed; on a
-    terminal a status line (``title``, then each command the script runs) while it runs, nothing piped: the row's
-    own line, once it is done, is the log's."""
+    terminal a status line (``title``, then each command the script runs) while it runs, nothing piped: its config
+    key's line (``KeyLog``; the row's own with --all-rows), once it is done, is the log's."""
     from sweepgate.rehearsal.progress import Progress
 
     with Progress(title=title, lines=False) as progress:
