@@ -38,7 +38,8 @@ def test_preflight_without_a_benchmarks_folder_says_so_once_and_where_the_shippe
     # the fix works as written: the folder is there and preflight goes on to rehearse the row
     subprocess.run(["cp", "-r", *shlex.split(fix)], cwd=repo.path / "configs", check=True)
     r = sweepgate(["preflight", "--config-keys", "dsr1-fp4-b300-vllm"], repo.path / "configs")
-    assert "no such folder" not in r.stderr and "preflight: dsr1_1k1k" in r.stdout, r.stdout + r.stderr
+    # its key's line (s51b)
+    assert "no such folder" not in r.stderr and "preflight: dsr1-fp4-b300-vllm: " in r.stdout, r.stdout + r.stderr
     assert "which the scripts source" not in r.stderr, r.stderr  # the library came with it
 
 

@@ -1,9 +1,9 @@
 """preflight's lines, a config key each: on a clone of the reference's repository (1,290 rows, most without a
 script) it printed a line a row (1,290 of them, "not rehearsed (no benchmark script)"), and a problem several rows
 met named the first three rows' labels. Now a config key's rows are one line with their count and spread,
-consecutive keys none of whose rows was rehearsed for the same reason are one line, a problem names its rows' count and spread,
-and `--all-rows` prints what it printed before; the problems, their annotations, the summary and the exit code are
-the same either way.
+consecutive keys none of whose rows was rehearsed for the same reason are one line, a problem names its rows' count
+and spread, and `--all-rows` prints what it printed before; the problems, their annotations, the summary and the
+exit code are the same either way.
 """
 
 from __future__ import annotations

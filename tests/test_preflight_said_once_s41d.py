@@ -36,7 +36,8 @@ def test_a_script_failing_alike_in_rows_of_several_exp_names_is_one_problem_nami
     r, said = _preflight_failing(tmp_path, "echo 'Error: HF_TOKEN is not set' >&2; exit 1\n", "HF_TOKEN")
     assert r.returncode == 1 and len(said) == 1, r.stderr
     assert said[0].startswith(f"{SCRIPT}: the script exited 1 in the fast rehearsal (Error: HF_TOKEN is not set) "
-                              "(5 rows: dsr1_1k1k, dsr1_8k1k on cluster:b300-nv, tp 4–8, conc 4–32, 2 eval); "), said
+                              "(5 rows: dsr1_1k1k, dsr1_8k1k on cluster:b300-nv, tp 4–8, conc 4–32, 2 eval); "), \
+        said
     assert said[0].endswith("; run sweepgate rehearse on the row"), said
     assert ", 1 problem, " in r.stderr, r.stderr
 

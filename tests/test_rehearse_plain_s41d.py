@@ -79,7 +79,8 @@ def test_preflight_shows_the_row_and_command_it_runs_on_a_terminal_only(example_
     # a command of the row in its status line (which one a refresh of the live line catches depends on the
     # machine's speed: a fast `vllm serve` may be replaced by the client's command before it is drawn)
     assert f"{row} (1/" in tty and re.search(rf"{re.escape(row)} \(1/5\): \$ (vllm|python3?) ", tty), repr(tty[:3000])
-    done = f"preflight: {key}: 5 rows (dsr1_1k1k, dsr1_8k1k on cluster:b300-nv, tp 4–8, conc 4–32, 2 eval): "  # s51b
+    # its key's line once its rows are done (s51b)
+    done = f"preflight: {key}: 5 rows (dsr1_1k1k, dsr1_8k1k on cluster:b300-nv, tp 4–8, conc 4–32, 2 eval): "
     assert done in tty, tty
     plain = on_a_terminal(example_fleet, "preflight", "--config-keys", key, NO_COLOR="1")
     assert "\x1b" not in plain and "$ " not in plain and done in plain, plain
