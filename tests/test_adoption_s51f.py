@@ -75,6 +75,16 @@ def line_of(path: Path, text: str) -> int:
     return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
+
+def _audit_repository(repo, stub):
+    """`sweepgate ci audit --repository` run in REPO against the GitHub stand-in, no GitHub variables inherited."""
+    from github_stub import TOKEN  # noqa: PLC0415
+    from test_ci_audit import REPO  # noqa: PLC0415
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
+    env.update(PYTHONPATH=str(ROOT / "utils"), GITHUB_TOKEN=TOKEN)
+    return subprocess.run([sys.executable, "-m", "sweepgate", "ci", "audit", "--repository", REPO,
+                           "--api-url", stub.url], env=env, capture_output=True, text=True, cwd=repo)
+
 def test_the_copies_with_every_edit_done_are_clean(tmp_path):
     """The shipped workflows need no edit of their own: copied as they are, with the requirement written,
     nothing is left (they ran `pip install .`, `utils/*.py` and `PYTHONPATH: utils`, each a finding here)."""
@@ -183,10 +193,7 @@ def test_the_settings_audit_reports_them_too(tmp_path):
     stub = GitHubStub()
     try:
         good_setup(stub)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
-        env.update(PYTHONPATH=str(ROOT / "utils"), GITHUB_TOKEN=TOKEN)
-        proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "audit", "--repository", REPO,
-                               "--api-url", stub.url], env=env, capture_output=True, text=True, cwd=repo)
+        proc = _audit_repository(repo, stub)
     finally:
         stub.close()
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -244,10 +251,7 @@ def test_the_settings_the_copies_need_are_each_one_line(tmp_path, break_it, said
         good_setup(stub)
         stub.routes[("GET", BASE)][1].update(default_branch="main")
         break_it(stub, BASE)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
-        env.update(PYTHONPATH=str(ROOT / "utils"), GITHUB_TOKEN=TOKEN)
-        proc = subprocess.run([sys.executable, "-m", "sweepgate", "ci", "audit", "--repository", REPO,
-                               "--api-url", stub.url], env=env, capture_output=True, text=True, cwd=repo)
+        proc = _audit_repository(repo, stub)
     finally:
         stub.close()
     assert proc.returncode == 0, proc.stdout + proc.stderr
