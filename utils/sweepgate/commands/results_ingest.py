@@ -17,6 +17,8 @@ from sweepgate.results.record import MAX_INTEGER, RESULT_FILENAME, RUN_ID, SOURC
 PROGRESS_MIN_FILES = 20
 
 
+STALE_PLACEHOLDER = "stale-placeholder"  # the rule of a --jsonl line a later record supersedes
+
 def add_arguments(parser) -> None:
 
     parser.add_argument("paths", nargs="+", metavar="PATH", type=argtypes.input_path,
@@ -646,13 +648,13 @@ def _stale(path: Path, held: list[tuple[int, dict]], new: list[dict]) -> list:
     scores = {job: r for r in new if not is_placeholder(r) for job in _eval_jobs(r)}
     measured = {(r.get(R.RUN_ID), r.get(R.ATTEMPT), base): r[R.RESULT_FILENAME] for r in reversed(new)
                 if not is_placeholder(r) and (base := R.job_of_measurement(r.get(R.RESULT_FILENAME)))}  # X#N's X
-    return [Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: eval-only job "
+    return [Diagnostic(str(path), n, 0, STALE_PLACEHOLDER, f"warning: a stale failure placeholder: eval-only job "
                        f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
                        f"scores '{scores[job][R.RESULT_FILENAME]}' are appended now",
                        f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
             for n, rec in held if is_placeholder(rec) and (job := next(iter(_eval_jobs(rec) & scores.keys()), None))
             and _line_key(rec)[2] != scores[job][R.RESULT_FILENAME]] + [
-        Diagnostic(str(path), n, 0, "stale-placeholder", f"warning: a stale failure placeholder: job "
+        Diagnostic(str(path), n, 0, STALE_PLACEHOLDER, f"warning: a stale failure placeholder: job "
                    f"'{rec[R.RESULT_FILENAME]}' of run {rec.get(R.RUN_ID)}, attempt {rec.get(R.ATTEMPT)}, whose "
                    f"output's measurements ('{measured[job]}', ...) are appended now",
                    f"delete line {n} (ingest appends to {path.name}, never rewrites it)", severity="warning")
